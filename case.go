@@ -1,0 +1,145 @@
+package casefile
+
+import (
+	"encoding/json"
+	"time"
+)
+
+// Text is a text in the library's two languages. An empty language is
+// written as JSON null, as a draft from an English page leaves ko to the
+// reviewer.
+type Text struct {
+	EN string
+	KO string
+}
+
+// IsZero reports whether neither language is filled.
+func (t Text) IsZero() bool { return t.EN == "" && t.KO == "" }
+
+type textJSON struct {
+	EN *string `json:"en"`
+	KO *string `json:"ko"`
+}
+
+// MarshalJSON writes {"en": ..., "ko": ...} with null for an empty language.
+func (t Text) MarshalJSON() ([]byte, error) {
+	var j textJSON
+	if t.EN != "" {
+		j.EN = &t.EN
+	}
+	if t.KO != "" {
+		j.KO = &t.KO
+	}
+	return json.Marshal(j)
+}
+
+// UnmarshalJSON reads {"en": ..., "ko": ...}; null reads as empty.
+func (t *Text) UnmarshalJSON(b []byte) error {
+	var j textJSON
+	if err := json.Unmarshal(b, &j); err != nil {
+		return err
+	}
+	*t = Text{}
+	if j.EN != nil {
+		t.EN = *j.EN
+	}
+	if j.KO != nil {
+		t.KO = *j.KO
+	}
+	return nil
+}
+
+// Case is one case of the incident library, field for field as the library
+// publishes it (see shared/docs/case-format.md). Nullable fields are
+// pointers; a draft fills what its source supports and leaves the rest null
+// or "unknown".
+type Case struct {
+	// ID is the library's case number, IL-NNNN, assigned by the review
+	// store; a stand-alone draft has none.
+	ID           string   `json:"id,omitempty"`
+	Org          string   `json:"org"`
+	OrgSlug      string   `json:"org_slug"`
+	Date         string   `json:"date"` // YYYY-MM-DD, the day the incident began (UTC)
+	DateKind     string   `json:"date_kind"`
+	Title        Text     `json:"title"`
+	Summary      Text     `json:"summary"`
+	SymptomsText Text     `json:"symptoms_text"`
+	Trigger      Text     `json:"trigger"`
+	Detection    *Text    `json:"detection"`
+	Lessons      *Text    `json:"lessons"`
+	Impact       Impact   `json:"impact"`
+	Timeline     Timeline `json:"timeline"`
+	Severity     string   `json:"severity"`
+	RootCause    string   `json:"root_cause"`
+	Symptoms     []string `json:"symptoms"`
+	Contributing []string `json:"contributing"`
+	Components   []string `json:"components"`
+	Domain       []string `json:"domain"`
+	Remediation  []Item   `json:"remediation"`
+	ActionItems  []Item   `json:"action_items"`
+	Sources      []Source `json:"sources"`
+	Docs         []string `json:"docs"`
+	Related      []string `json:"related"`
+	RecurrenceOf *string  `json:"recurrence_of"`
+	Review       Review   `json:"review"`
+	UpdatedAt    string   `json:"updated_at,omitempty"`
+	URL          string   `json:"url,omitempty"`
+}
+
+// Impact says who and what was affected; "unknown" where the source is silent.
+type Impact struct {
+	Scope  string `json:"scope"`
+	Users  string `json:"users"`
+	Region string `json:"region"`
+}
+
+// Timeline holds durations from the start of impact in the library's
+// notation ("2m", "38m", "1h21m", "4h 7m"); nil where the source does not say.
+type Timeline struct {
+	DetectedAfter *string `json:"detected_after"`
+	ResolvedAfter *string `json:"resolved_after"`
+}
+
+// Item is one entry of a remediation or action-item list.
+type Item struct {
+	Text Text `json:"text"`
+}
+
+// Source is one page a case was drafted from.
+type Source struct {
+	URL string `json:"url"`
+	// Kind is one of the source kinds of the vocabulary: blog,
+	// official-status, forum, talk, paper, news, repo.
+	Kind string `json:"kind"`
+	// Archived is a Wayback capture URL
+	// https://web.archive.org/web/<14 digits>/<url>, or nil.
+	Archived *string `json:"archived"`
+	License  string  `json:"license,omitempty"`
+}
+
+// Review says who drafted a case and who reviewed it.
+type Review struct {
+	WrittenBy  string     `json:"written_by"`
+	ReviewedAt *time.Time `json:"reviewed_at"`
+	ReviewedBy *string    `json:"reviewed_by"`
+}
+
+// WrittenByCasefile is the review.written_by value of every draft casefile makes.
+const WrittenByCasefile = "casefile"
+
+// Evidence says where one drafted field came from: the sentence or element
+// of the page, the rule that chose it, and how sure the drafter is (0 to 1).
+// Reviewers read it beside the draft; the published case does not carry it.
+type Evidence struct {
+	Field      string  `json:"field"`
+	Value      string  `json:"value"`
+	Source     string  `json:"source"`
+	Rule       string  `json:"rule"`
+	Confidence float64 `json:"confidence"`
+}
+
+// Draft is the result of drafting one page: the case and its evidence.
+type Draft struct {
+	Case     Case       `json:"case"`
+	Evidence []Evidence `json:"evidence"`
+}

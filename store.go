@@ -1,0 +1,168 @@
+package casefile
+
+import (
+	"context"
+	"time"
+)
+
+// Origin says where a submission came from.
+type Origin string
+
+// The origins of submissions.
+const (
+	OriginManual   Origin = "manual"
+	OriginBackfill Origin = "backfill"
+	OriginCrawl    Origin = "crawl"
+)
+
+// SubmissionState is where a submission stands. Every accepted submission
+// ends in one of the final states: nothing accepted is dropped silently.
+type SubmissionState string
+
+// The submission states. Queued and Running are open; the rest are final.
+const (
+	StateQueued        SubmissionState = "queued"
+	StateRunning       SubmissionState = "running"
+	StateDrafted       SubmissionState = "drafted"
+	StateNotPostmortem SubmissionState = "not_postmortem"
+	StateFailed        SubmissionState = "failed"
+	StateDeadLettered  SubmissionState = "dead_lettered"
+)
+
+// Final reports whether the state is an end state.
+func (s SubmissionState) Final() bool {
+	return s != StateQueued && s != StateRunning
+}
+
+// Submission is one request to draft one URL.
+type Submission struct {
+	ID int64 `json:"id"`
+	// URL is the canonical URL of the source; RawURL as submitted.
+	URL    string          `json:"url"`
+	RawURL string          `json:"raw_url"`
+	Origin Origin          `json:"origin"`
+	Batch  string          `json:"batch,omitempty"`
+	State  SubmissionState `json:"state"`
+	// Error is the reason of a failed or refused submission, in one line.
+	Error string `json:"error,omitempty"`
+	// CaseID is the case drafted from the source, once there is one.
+	CaseID    string    `json:"case_id,omitempty"`
+	Attempts  int       `json:"attempts"`
+	CreatedAt time.Time `json:"created_at"`
+	UpdatedAt time.Time `json:"updated_at"`
+}
+
+// NewSubmission is one URL to submit. URL must already be canonical.
+type NewSubmission struct {
+	URL    string
+	RawURL string
+	// Archived is a Wayback capture the submitter already had (an input that
+	// was a Wayback link); it is stored as the source's archive link.
+	Archived string
+	Origin   Origin
+	Batch    string
+}
+
+// CaseStatus is a case's review status.
+type CaseStatus string
+
+// The review statuses.
+const (
+	CaseDraft    CaseStatus = "draft"
+	CaseApproved CaseStatus = "approved"
+	CaseRejected CaseStatus = "rejected"
+)
+
+// StoredCase is a case in the review store with its review state.
+type StoredCase struct {
+	ID        string     `json:"id"`
+	SourceURL string     `json:"source_url"`
+	Status    CaseStatus `json:"status"`
+	// Version counts the drafts stored for the source (1 for the first).
+	Version      int        `json:"version"`
+	Case         Case       `json:"case"`
+	Evidence     []Evidence `json:"evidence,omitempty"`
+	RejectReason string     `json:"reject_reason,omitempty"`
+	CreatedAt    time.Time  `json:"created_at"`
+	UpdatedAt    time.Time  `json:"updated_at"`
+}
+
+// CaseFilter selects cases; zero fields select all.
+type CaseFilter struct {
+	Status CaseStatus
+	Limit  int
+}
+
+// OutboxEntry is a submission whose job message has not been confirmed
+// published to the queue yet.
+type OutboxEntry struct {
+	SubmissionID int64
+	URL          string
+}
+
+// DeadLetter is a job the queue gave up on, with the reason.
+type DeadLetter struct {
+	Stream       string
+	StreamSeq    uint64
+	Subject      string
+	SubmissionID int64
+	Payload      []byte
+	Reason       string
+	Deliveries   int
+}
+
+// SaveResult says what SaveDraft did.
+type SaveResult struct {
+	CaseID string
+	// Inserted is true when the draft made a new case, false when it
+	// refreshed an existing one.
+	Inserted bool
+	// Kept is true when the existing case had been reviewed and was left as
+	// it was.
+	Kept bool
+}
+
+// Store is the review store: sources, submissions, cases and dead letters.
+// Postgres (store/postgres) and the embedded SQLite store (store/sqlite)
+// implement it and pass the same contract tests (store/storetest).
+//
+// Errors: ErrNotFound for an unknown id; ErrTransient when the database is
+// unreachable; ErrInvalid for bad arguments.
+type Store interface {
+	// Submit records the URLs as sources (upserted by canonical URL) and
+	// submissions, each with an outbox entry, in one transaction, and
+	// returns the submissions in order.
+	Submit(ctx context.Context, subs []NewSubmission) ([]Submission, error)
+	// Submission returns one submission.
+	Submission(ctx context.Context, id int64) (Submission, error)
+	// Submissions returns the submissions of a batch, oldest first.
+	Submissions(ctx context.Context, batch string) ([]Submission, error)
+	// Outbox returns up to limit entries not yet marked sent, oldest first.
+	Outbox(ctx context.Context, limit int) ([]OutboxEntry, error)
+	// MarkSent marks outbox entries as published.
+	MarkSent(ctx context.Context, submissionIDs []int64) error
+	// StartAttempt marks a submission running and counts the attempt.
+	StartAttempt(ctx context.Context, submissionID int64) error
+	// SaveDraft stores the draft for the submission's source: a new case
+	// with the next IL id, or a new version of the existing one (never a
+	// second case for a source; a reviewed case is kept), and marks the
+	// submission drafted, all in one transaction.
+	SaveDraft(ctx context.Context, submissionID int64, d Draft) (SaveResult, error)
+	// Finish marks a submission with a final state other than drafted and
+	// its reason.
+	Finish(ctx context.Context, submissionID int64, state SubmissionState, reason string) error
+	// SetArchived records the archive link of a source and puts it into the
+	// source's case, if any.
+	SetArchived(ctx context.Context, sourceURL, archived string) error
+	// RecordDeadLetter stores a dead letter (idempotent on stream and
+	// sequence) and marks its submission dead_lettered.
+	RecordDeadLetter(ctx context.Context, dl DeadLetter) error
+	// Cases lists cases, newest first.
+	Cases(ctx context.Context, f CaseFilter) ([]StoredCase, error)
+	// Case returns one case by its IL id.
+	Case(ctx context.Context, id string) (StoredCase, error)
+	// SetStatus records a review decision.
+	SetStatus(ctx context.Context, id string, status CaseStatus, reviewer, reason string) error
+	// Close releases the store's connections.
+	Close() error
+}
