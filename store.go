@@ -97,7 +97,11 @@ type CaseFilter struct {
 // published to the queue yet.
 type OutboxEntry struct {
 	SubmissionID int64
-	URL          string
+	// URL is the source's canonical URL (its identity); RawURL the address
+	// as submitted, which is what gets fetched (the canonical form may have
+	// lost a needed "www." or scheme).
+	URL    string
+	RawURL string
 }
 
 // DeadLetter is a job the queue gave up on, with the reason.

@@ -1,0 +1,278 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/schollz/progressbar/v3"
+	"github.com/spf13/cobra"
+
+	"github.com/incidentlib/casefile"
+	"github.com/incidentlib/casefile/crawl"
+	"github.com/incidentlib/casefile/normalize"
+)
+
+// backfillState is what a backfill remembers between runs, so that running
+// it again skips what is done. It is kept in FILE.casefile-state.json.
+type backfillState struct {
+	Batch   string                    `json:"batch"`
+	Entries map[string]*backfillEntry `json:"entries"` // by canonical URL
+}
+
+type backfillEntry struct {
+	RawURL       string                   `json:"raw_url"`
+	SubmissionID int64                    `json:"submission_id,omitempty"`
+	State        casefile.SubmissionState `json:"state,omitempty"`
+	CaseID       string                   `json:"case_id,omitempty"`
+	Error        string                   `json:"error,omitempty"`
+	// Known is true when the source already had a case when submitted.
+	Known bool `json:"known,omitempty"`
+}
+
+func (a *app) backfillCommand() *cobra.Command {
+	var c apiClient
+	var dryRun bool
+	var statePath string
+	var timeout time.Duration
+	cmd := &cobra.Command{
+		Use:   "backfill FILE",
+		Short: "Submit a list of postmortem URLs and report what became of each",
+		Long: `backfill reads URLs from FILE: a plain list (one URL per line, # comments), a CSV
+with a "url" column, or a Markdown list such as the danluu/post-mortems README
+("[Company](url). Description"; Wayback-wrapped links are unwrapped and their capture
+kept as the archive link). It submits them to a running casefile, shows a progress
+bar while they are drafted, and closes with a report by outcome: drafted, already
+known, not a postmortem, failed (with reasons).
+
+It is resumable: progress is kept in FILE.casefile-state.json (see --state), and
+running it again skips what is done and waits for what is still open.`,
+		Example: "  casefile backfill --dry-run post-mortems.md\n  casefile backfill post-mortems.md",
+		Args:    exactArgs(1, "backfill needs one FILE of URLs"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return a.backfill(cmd.Context(), &c, args[0], statePath, dryRun, timeout)
+		},
+	}
+	c.register(cmd)
+	cmd.Flags().BoolVar(&dryRun, "dry-run", false, "print what would be submitted and submit nothing")
+	cmd.Flags().StringVar(&statePath, "state", "", "progress file (default FILE.casefile-state.json)")
+	cmd.Flags().DurationVar(&timeout, "timeout", 2*time.Hour, "how long to wait for the drafts in all; run again to resume")
+	return cmd
+}
+
+func (a *app) backfill(ctx context.Context, c *apiClient, file, statePath string, dryRun bool, timeout time.Duration) error {
+	f, err := os.Open(file)
+	if err != nil {
+		return casefile.Errorf(casefile.ErrInvalid, "backfill: %w", err)
+	}
+	list, err := crawl.ReadList(f, filepath.Base(file))
+	f.Close()
+	if err != nil {
+		return casefile.Errorf(casefile.ErrInvalid, "backfill: read %s: %w", file, err)
+	}
+	if statePath == "" {
+		statePath = file + ".casefile-state.json"
+	}
+	st, err := loadBackfillState(statePath)
+	if err != nil {
+		return err
+	}
+	if st.Batch == "" {
+		st.Batch = fmt.Sprintf("backfill-%s-%s", strings.TrimSuffix(filepath.Base(file), filepath.Ext(file)), time.Now().UTC().Format("20060102T150405"))
+	}
+
+	var order []string
+	seen := map[string]bool{}
+	invalid := map[string]string{}
+	for _, e := range list {
+		canonical, _, err := normalize.CanonicalURL(e.URL)
+		if err != nil {
+			invalid[e.URL] = fmt.Sprintf("line %d: %v", e.Line, err)
+			continue
+		}
+		if _, seen := st.Entries[canonical]; !seen {
+			st.Entries[canonical] = &backfillEntry{RawURL: e.URL}
+		}
+		if !seen[canonical] {
+			seen[canonical] = true
+			order = append(order, canonical)
+		}
+	}
+	var toSubmit []string
+	done := 0
+	for _, u := range order {
+		e := st.Entries[u]
+		switch {
+		case e.SubmissionID == 0:
+			toSubmit = append(toSubmit, u)
+		case e.State.Final():
+			done++
+		}
+	}
+	fmt.Fprintf(a.stderr, "%s: %d URLs (%d invalid, %d already done, %d to submit, %d waiting from an earlier run)\n",
+		file, len(order)+len(invalid), len(invalid), done, len(toSubmit), len(order)-done-len(toSubmit))
+	if dryRun {
+		for _, u := range toSubmit {
+			fmt.Fprintf(a.stdout, "would submit\t%s\n", st.Entries[u].RawURL)
+		}
+		for raw, why := range invalid {
+			fmt.Fprintf(a.stdout, "invalid\t%s\t%s\n", raw, why)
+		}
+		return nil
+	}
+
+	for start := 0; start < len(toSubmit); start += 100 {
+		chunk := toSubmit[start:min(start+100, len(toSubmit))]
+		req := submissionRequest{Origin: string(casefile.OriginBackfill), Batch: st.Batch}
+		for _, u := range chunk {
+			req.URLs = append(req.URLs, st.Entries[u].RawURL)
+		}
+		resp, err := c.submit(ctx, req)
+		if err != nil {
+			_ = st.save(statePath)
+			return fmt.Errorf("backfill: submit: %w (progress saved; run again to resume)", err)
+		}
+		for _, s := range resp.Submissions {
+			e := st.Entries[s.URL]
+			if e == nil {
+				continue
+			}
+			e.SubmissionID, e.State, e.Known = s.ID, s.State, s.CaseID != ""
+		}
+		for _, r := range resp.Rejected {
+			invalid[r.URL] = r.Error
+		}
+		if err := st.save(statePath); err != nil {
+			return err
+		}
+	}
+
+	bar := progressbar.NewOptions(len(order),
+		progressbar.OptionSetWriter(a.stderr),
+		progressbar.OptionSetDescription("drafting"),
+		progressbar.OptionShowCount(),
+		progressbar.OptionSetElapsedTime(true),
+		progressbar.OptionSetPredictTime(true),
+		progressbar.OptionThrottle(200*time.Millisecond),
+		progressbar.OptionClearOnFinish(),
+	)
+	wctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	for {
+		open := 0
+		finished := 0
+		for _, u := range order {
+			e := st.Entries[u]
+			if e.SubmissionID == 0 {
+				continue
+			}
+			if !e.State.Final() {
+				s, err := c.submission(wctx, e.SubmissionID)
+				if err == nil {
+					e.State, e.CaseID, e.Error = s.State, s.CaseID, s.Error
+				}
+			}
+			if e.State.Final() {
+				finished++
+			} else {
+				open++
+			}
+		}
+		_ = bar.Set(finished)
+		if open == 0 {
+			break
+		}
+		_ = st.save(statePath)
+		select {
+		case <-wctx.Done():
+			_ = st.save(statePath)
+			bar.Exit()
+			a.report(order, st, invalid)
+			return fmt.Errorf("backfill: %d submissions still open after %s (progress saved; run again to resume): %w", open, timeout, wctx.Err())
+		case <-time.After(time.Second):
+		}
+	}
+	_ = bar.Finish()
+	if err := st.save(statePath); err != nil {
+		return err
+	}
+	a.report(order, st, invalid)
+	return nil
+}
+
+// report prints the closing report by outcome.
+func (a *app) report(order []string, st *backfillState, invalid map[string]string) {
+	var drafted, known, notPM int
+	failed := map[string][]string{}
+	for _, u := range order {
+		e := st.Entries[u]
+		switch {
+		case e.State == casefile.StateDrafted && e.Known:
+			known++
+		case e.State == casefile.StateDrafted:
+			drafted++
+		case e.State == casefile.StateNotPostmortem:
+			notPM++
+		case e.State.Final():
+			failed[firstLine(e.Error)] = append(failed[firstLine(e.Error)], e.RawURL)
+		}
+	}
+	for raw, why := range invalid {
+		failed["invalid URL: "+why] = append(failed["invalid URL: "+why], raw)
+	}
+	nFailed := 0
+	for _, us := range failed {
+		nFailed += len(us)
+	}
+	fmt.Fprintf(a.stdout, "backfill %s: %d drafted, %d already known (refreshed), %d not a postmortem, %d failed\n",
+		st.Batch, drafted, known, notPM, nFailed)
+	reasons := make([]string, 0, len(failed))
+	for r := range failed {
+		reasons = append(reasons, r)
+	}
+	sort.Strings(reasons)
+	for _, r := range reasons {
+		fmt.Fprintf(a.stdout, "  failed (%d): %s\n", len(failed[r]), r)
+		for _, u := range failed[r] {
+			fmt.Fprintf(a.stdout, "    %s\n", u)
+		}
+	}
+}
+
+func loadBackfillState(path string) (*backfillState, error) {
+	st := &backfillState{Entries: map[string]*backfillEntry{}}
+	data, err := os.ReadFile(path)
+	if os.IsNotExist(err) {
+		return st, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("backfill: read progress file: %w", err)
+	}
+	if err := json.Unmarshal(data, st); err != nil {
+		return nil, casefile.Errorf(casefile.ErrInvalid, "backfill: progress file %s is damaged (%v); delete it to start over", path, err)
+	}
+	if st.Entries == nil {
+		st.Entries = map[string]*backfillEntry{}
+	}
+	return st, nil
+}
+
+func (st *backfillState) save(path string) error {
+	data, err := json.MarshalIndent(st, "", "  ")
+	if err != nil {
+		return err
+	}
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, data, 0o644); err != nil {
+		return fmt.Errorf("backfill: save progress: %w", err)
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		return fmt.Errorf("backfill: save progress: %w", err)
+	}
+	return nil
+}

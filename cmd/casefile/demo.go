@@ -1,0 +1,152 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"io/fs"
+	"net/url"
+	"path"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/incidentlib/casefile"
+	"github.com/incidentlib/casefile/archive/archivetest"
+	"github.com/incidentlib/casefile/crawl/crawltest"
+	"github.com/incidentlib/casefile/normalize"
+	"github.com/incidentlib/casefile/workers"
+)
+
+// demoSite serves the project's corpus pages at their real URLs through a
+// local forward proxy, with a Wayback fake at the proxy's own address, so
+// that `run --demo` works with no internet.
+type demoSite struct {
+	proxy *crawltest.Proxy
+	urls  []string
+}
+
+func startDemoSite() (*demoSite, error) {
+	corpus := casefile.Corpus()
+	dirs, err := fs.ReadDir(corpus, ".")
+	if err != nil {
+		return nil, fmt.Errorf("demo: read the built-in pages: %w", err)
+	}
+	d := &demoSite{proxy: crawltest.NewProxy()}
+	fake := archivetest.NewFake()
+	fake.CaptureAll(time.Date(2024, 5, 1, 12, 0, 0, 0, time.UTC))
+	d.proxy.SetDefault(fake)
+	for _, dir := range dirs {
+		if !dir.IsDir() {
+			continue
+		}
+		var meta evalMeta
+		if err := readJSON(corpus, path.Join(dir.Name(), "meta.json"), &meta); err != nil {
+			return nil, err
+		}
+		page, err := fs.ReadFile(corpus, path.Join(dir.Name(), "page.html"))
+		if err != nil {
+			return nil, err
+		}
+		d.proxy.Handle(httpForm(meta.URL), meta.ContentType, page)
+		for u, file := range meta.Extra {
+			body, err := fs.ReadFile(corpus, path.Join(dir.Name(), file))
+			if err != nil {
+				return nil, err
+			}
+			d.proxy.Handle(httpForm(u), contentTypeOf(file), body)
+		}
+		d.urls = append(d.urls, httpForm(meta.URL))
+	}
+	return d, nil
+}
+
+func (d *demoSite) proxyURL() *url.URL { return d.proxy.URL() }
+func (d *demoSite) waybackURL() string { return d.proxy.URL().String() }
+func (d *demoSite) Close()             { d.proxy.Close() }
+
+// submitAndReport submits every demo page, waits until each submission
+// has ended, and prints what became of it.
+func (d *demoSite) submitAndReport(ctx context.Context, st casefile.Store, p *workers.Pipeline, w io.Writer, apiURL string) error {
+	batch := "demo-" + time.Now().UTC().Format("20060102T150405")
+	var subs []casefile.NewSubmission
+	for _, u := range d.urls {
+		canonical, archived, err := normalize.CanonicalURL(u)
+		if err != nil {
+			return err
+		}
+		subs = append(subs, casefile.NewSubmission{URL: canonical, RawURL: u, Archived: archived, Origin: casefile.OriginManual, Batch: batch})
+	}
+	if _, err := st.Submit(ctx, subs); err != nil {
+		return err
+	}
+	p.Kick()
+	fmt.Fprintf(w, "Drafting %d built-in example pages (served locally at their real URLs)...\n", len(subs))
+	deadline := time.Now().Add(3 * time.Minute)
+	var got []casefile.Submission
+	for {
+		var err error
+		got, err = st.Submissions(ctx, batch)
+		if err != nil {
+			return err
+		}
+		open := 0
+		for _, s := range got {
+			if !s.State.Final() {
+				open++
+			}
+		}
+		if open == 0 || time.Now().After(deadline) {
+			break
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(300 * time.Millisecond):
+		}
+	}
+	// The archive stage fills links just after the drafts are stored.
+	select {
+	case <-ctx.Done():
+	case <-time.After(time.Second):
+	}
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "CASE\tORG\tDATE\tDETECTED\tRESOLVED\tARCHIVED\tSOURCE / OUTCOME")
+	counts := map[casefile.SubmissionState]int{}
+	for _, s := range got {
+		counts[s.State]++
+		if s.State != casefile.StateDrafted {
+			fmt.Fprintf(tw, "-\t\t\t\t\t\t%s: %s (%s)\n", s.RawURL, s.State, firstLine(s.Error))
+			continue
+		}
+		c, err := st.Case(ctx, s.CaseID)
+		if err != nil {
+			return err
+		}
+		archived := "no"
+		if len(c.Case.Sources) > 0 && c.Case.Sources[0].Archived != nil {
+			archived = "yes"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", c.ID, c.Case.Org, c.Case.Date,
+			orDash(c.Case.Timeline.DetectedAfter), orDash(c.Case.Timeline.ResolvedAfter), archived, s.RawURL)
+	}
+	tw.Flush()
+	fmt.Fprintf(w, "\n%d drafted, %d not postmortems, %d failed.\n", counts[casefile.StateDrafted], counts[casefile.StateNotPostmortem], counts[casefile.StateFailed]+counts[casefile.StateDeadLettered])
+	fmt.Fprintf(w, "Review page: %s/   cases as JSON: curl %s/api/cases/IL-0001\nPress Ctrl-C to stop.\n", apiURL, apiURL)
+	return nil
+}
+
+func orDash(s *string) string {
+	if s == nil {
+		return "-"
+	}
+	return *s
+}
+
+func firstLine(s string) string {
+	s, _, _ = strings.Cut(s, "\n")
+	if len(s) > 120 {
+		s = s[:117] + "..."
+	}
+	return s
+}

@@ -1,0 +1,117 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"net/url"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/incidentlib/casefile/archive"
+	"github.com/incidentlib/casefile/crawl"
+	"github.com/incidentlib/casefile/workers"
+)
+
+// fetchFlags are the fetch settings shared by the commands that fetch.
+type fetchFlags struct {
+	allowPrivate bool
+	ignoreRobots bool
+	timeout      time.Duration
+	maxBody      int64
+	noArchive    bool
+	waybackURL   string
+	// proxy, when set, is the egress proxy every fetch goes through (the
+	// demo's local site); otherwise the environment's proxy settings apply.
+	proxy *url.URL
+}
+
+func (f *fetchFlags) register(cmd *cobra.Command) {
+	fs := cmd.Flags()
+	fs.BoolVar(&f.allowPrivate, "allow-private", envOr("CASEFILE_ALLOW_PRIVATE", "") == "1", "allow fetching loopback, private and link-local addresses (tests, local demos; env CASEFILE_ALLOW_PRIVATE=1)")
+	fs.BoolVar(&f.ignoreRobots, "ignore-robots", false, "do not honour robots.txt")
+	fs.DurationVar(&f.timeout, "fetch-timeout", 30*time.Second, "timeout of one HTTP request")
+	fs.Int64Var(&f.maxBody, "max-body", 5<<20, "largest page accepted, in bytes; larger pages are refused, never truncated")
+	fs.BoolVar(&f.noArchive, "no-archive", false, "skip the Wayback Machine lookup (archived stays null)")
+	fs.StringVar(&f.waybackURL, "wayback-url", envOr("CASEFILE_WAYBACK_URL", "https://web.archive.org"), "base URL of the Wayback Machine (env CASEFILE_WAYBACK_URL)")
+}
+
+// drafter builds the draft step from the flags.
+func (f *fetchFlags) drafter(a *app) (*workers.Drafter, error) {
+	fetcher, err := crawl.New(crawl.Config{
+		Timeout:      f.timeout,
+		MaxBodyBytes: f.maxBody,
+		AllowPrivate: f.allowPrivate,
+		IgnoreRobots: f.ignoreRobots,
+		Proxy:        f.proxy,
+	})
+	if err != nil {
+		return nil, err
+	}
+	d := &workers.Drafter{Fetcher: fetcher, Log: a.log}
+	if !f.noArchive {
+		cfg := archive.Config{BaseURL: f.waybackURL}
+		if f.proxy != nil {
+			// The demo's Wayback fake answers on loopback, directly.
+			cfg.HTTPClient = &http.Client{Timeout: 10 * time.Second}
+			cfg.MinInterval = -1
+		}
+		d.Archive = archive.New(cfg)
+	}
+	return d, nil
+}
+
+func (a *app) draftCommand() *cobra.Command {
+	var ff fetchFlags
+	var evidence bool
+	var jobTimeout time.Duration
+	cmd := &cobra.Command{
+		Use:   "draft URL",
+		Short: "Draft the case of one postmortem page and print it as JSON",
+		Long: `draft fetches one page, extracts its sections and timeline, drafts a case in the
+library's format, validates it against the case schema, and prints it as one JSON
+object on stdout. The Wayback Machine is asked for an existing capture; when it
+fails, "archived" stays null and the draft still succeeds.
+
+Exit status: 0 drafted; 2 invalid input (not an http(s) URL, unsupported content
+type, a private address without --allow-private); 3 the page is not a postmortem
+(the reasons on stderr); 4 the fetch failed (HTTP status, DNS, timeout, too large).`,
+		Example: `  casefile draft https://status.cloud.google.com/incidents/mLBHeCxhRia17anXCSX1
+  casefile draft --evidence https://www.example.com/blog/outage-postmortem | jq .evidence`,
+		Args: exactArgs(1, "draft needs exactly one URL"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			d, err := ff.drafter(a)
+			if err != nil {
+				return err
+			}
+			ctx, cancel := context.WithTimeout(cmd.Context(), jobTimeout)
+			defer cancel()
+			res, err := d.Draft(ctx, args[0])
+			if err != nil {
+				return err
+			}
+			enc := json.NewEncoder(a.stdout)
+			enc.SetIndent("", "  ")
+			enc.SetEscapeHTML(false)
+			if evidence {
+				return enc.Encode(res.Draft)
+			}
+			return enc.Encode(res.Draft.Case)
+		},
+	}
+	ff.register(cmd)
+	cmd.Flags().BoolVar(&evidence, "evidence", false, `print {"case": ..., "evidence": [...]}: for every drafted field, the sentence or element it came from, the rule and a confidence`)
+	cmd.Flags().DurationVar(&jobTimeout, "timeout", 3*time.Minute, "deadline of the whole draft (robots, redirects, body, archive lookup)")
+	return cmd
+}
+
+// exactArgs is cobra.ExactArgs with a message for people.
+func exactArgs(n int, msg string) cobra.PositionalArgs {
+	return func(cmd *cobra.Command, args []string) error {
+		if len(args) != n {
+			return usageError{msg}
+		}
+		return nil
+	}
+}

@@ -1,0 +1,260 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+	"github.com/spf13/cobra"
+
+	"github.com/incidentlib/casefile"
+	"github.com/incidentlib/casefile/workers"
+)
+
+// nodeFlags configure a process of the pipeline: `run` (everything, with
+// embedded NATS), `worker` (the queue consumers) or `serve` (the API and
+// the outbox relay).
+type nodeFlags struct {
+	store      storeFlags
+	fetch      fetchFlags
+	listen     string
+	natsURL    string
+	natsPort   int
+	fetchSlots int
+	token      string
+	demo       bool
+
+	embedded bool
+	roles    workers.Roles
+}
+
+func (f *nodeFlags) register(cmd *cobra.Command, listenDefault string) {
+	fs := cmd.Flags()
+	f.store.register(fs, f.embedded)
+	if f.roles.Workers {
+		f.fetch.register(cmd)
+		fs.IntVar(&f.fetchSlots, "fetch-workers", 4, "pages this process drafts at once")
+	}
+	fs.StringVar(&f.listen, "listen", envOr("CASEFILE_LISTEN", listenDefault), "address of the HTTP API, review page and /metrics (env CASEFILE_LISTEN); empty: none")
+	if f.embedded {
+		fs.IntVar(&f.natsPort, "nats-port", 0, "also serve the embedded NATS on 127.0.0.1:PORT for the nats CLI (0: in-process only)")
+	} else {
+		fs.StringVar(&f.natsURL, "nats-url", envOr("CASEFILE_NATS_URL", nats.DefaultURL), "NATS server or cluster URLs, comma-separated (env CASEFILE_NATS_URL)")
+	}
+	if f.roles.Relay {
+		f.token = os.Getenv("CASEFILE_API_TOKEN")
+	}
+}
+
+func (a *app) runCommand() *cobra.Command {
+	f := &nodeFlags{embedded: true, roles: workers.Roles{Relay: true, Workers: true}}
+	cmd := &cobra.Command{
+		Use:   "run",
+		Short: "Run the whole pipeline on one machine (embedded NATS JetStream and store)",
+		Long: `run starts an in-process NATS server with JetStream (its files in --data), the
+review store (embedded SQLite in --data unless --database-url names a Postgres), the
+fetch, store, archive and dead-letter workers, and the HTTP API with the review page.
+Ctrl-C drains: no new jobs are taken, jobs in hand get 20s to finish, the rest stay
+queued for the next start.
+
+With --demo it also serves the project's own example pages at their real URLs through
+a local proxy (no internet needed), submits them, and prints the drafted cases.`,
+		Example: "  casefile run --demo\n  casefile run --data /var/lib/casefile --listen :8080",
+		Args:    exactArgs(0, "run takes no arguments"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return a.runNode(cmd.Context(), f)
+		},
+	}
+	f.register(cmd, "127.0.0.1:8080")
+	cmd.Flags().BoolVar(&f.demo, "demo", false, "draft the built-in example pages, offline, then keep serving")
+	return cmd
+}
+
+func (a *app) workerCommand() *cobra.Command {
+	f := &nodeFlags{roles: workers.Roles{Workers: true}}
+	cmd := &cobra.Command{
+		Use:   "worker",
+		Short: "Run queue workers against an external NATS JetStream and Postgres",
+		Long: `worker runs the fetch, store, archive and dead-letter consumers against the NATS
+server in --nats-url and the Postgres in --database-url. Start as many as you like, on
+as many machines: each job goes to one worker. --listen serves /metrics and /healthz.`,
+		Args: exactArgs(0, "worker takes no arguments"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if f.store.databaseURL == "" {
+				return usageError{"worker needs --database-url (or CASEFILE_DATABASE_URL)"}
+			}
+			return a.runNode(cmd.Context(), f)
+		},
+	}
+	f.register(cmd, "127.0.0.1:9090")
+	return cmd
+}
+
+func (a *app) serveCommand() *cobra.Command {
+	f := &nodeFlags{roles: workers.Roles{Relay: true}}
+	cmd := &cobra.Command{
+		Use:   "serve",
+		Short: "Serve the HTTP API and publish submissions, against external NATS and Postgres",
+		Long: `serve runs the HTTP API (submissions, cases, the review page, /metrics) and the
+outbox relay that publishes stored submissions to NATS. Writes need
+"Authorization: Bearer $CASEFILE_API_TOKEN" when CASEFILE_API_TOKEN is set.`,
+		Args: exactArgs(0, "serve takes no arguments"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if f.store.databaseURL == "" {
+				return usageError{"serve needs --database-url (or CASEFILE_DATABASE_URL)"}
+			}
+			return a.runNode(cmd.Context(), f)
+		},
+	}
+	f.register(cmd, "127.0.0.1:8080")
+	return cmd
+}
+
+// runNode runs one process of the pipeline until ctx is cancelled.
+func (a *app) runNode(ctx context.Context, f *nodeFlags) (err error) {
+	st, storeName, err := f.store.open(ctx)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+
+	var nc *nats.Conn
+	natsName := f.natsURL
+	if f.embedded {
+		ns, err := workers.StartEmbedded(workers.EmbeddedConfig{Dir: f.store.dataDir, Port: f.natsPort})
+		if err != nil {
+			return err
+		}
+		defer ns.Shutdown()
+		natsName = "embedded in " + filepath.Join(f.store.dataDir, "nats")
+		if u := ns.ClientURL(); u != "" {
+			natsName += ", listening on " + u
+		}
+		if nc, err = ns.Connect("casefile"); err != nil {
+			return err
+		}
+	} else if nc, err = workers.Connect(f.natsURL, "casefile"); err != nil {
+		return err
+	}
+	defer nc.Drain()
+	js, err := jetstream.New(nc)
+	if err != nil {
+		return fmt.Errorf("open jetstream: %w", err)
+	}
+
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	_ = workers.RegisterQueueDepth(reg, js)
+	p := &workers.Pipeline{
+		JS: js, Store: st, Roles: f.roles, Log: a.log, Metrics: workers.NewMetrics(reg),
+		Config: workers.Config{FetchSlots: f.fetchSlots},
+	}
+
+	var demo *demoSite
+	if f.demo {
+		if demo, err = startDemoSite(); err != nil {
+			return err
+		}
+		defer demo.Close()
+		f.fetch.proxy = demo.proxyURL()
+		f.fetch.waybackURL = demo.waybackURL()
+		f.fetch.ignoreRobots = true
+	}
+	if f.roles.Workers {
+		d, err := f.fetch.drafter(a)
+		if err != nil {
+			return err
+		}
+		p.Draft = d.Draft
+		p.Archive = d.Archive
+		d.Archive = nil // the archive stage looks it up after the draft is stored
+	}
+
+	a.log.Info("casefile starting", "version", version, "store", storeName, "nats", natsName,
+		"roles", rolesString(f.roles), "listen", f.listen, "api_token", redacted(f.token),
+		"wayback", redactURL(f.fetch.waybackURL))
+
+	runCtx, cancelRun := context.WithCancel(ctx)
+	defer cancelRun()
+	done := make(chan error, 1)
+	go func() { done <- p.Run(runCtx) }()
+
+	var srv *http.Server
+	if f.listen != "" {
+		ln, err := net.Listen("tcp", f.listen)
+		if err != nil {
+			return casefile.Errorf(casefile.ErrInvalid, "listen on %s: %w", f.listen, err)
+		}
+		h := &api{store: st, token: f.token, kick: p.Kick, log: a.log, metrics: promhttp.HandlerFor(reg, promhttp.HandlerOpts{})}
+		srv = &http.Server{Handler: h.routes(), ReadHeaderTimeout: 10 * time.Second}
+		go func() {
+			if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+				a.log.Error("http server stopped", "err", err)
+			}
+		}()
+		a.log.Info("API and review page ready", "url", "http://"+ln.Addr().String()+"/")
+	}
+
+	if demo != nil {
+		if err := demo.submitAndReport(ctx, st, p, a.stdout, "http://"+f.listen); err != nil && ctx.Err() == nil {
+			cancelRun()
+			<-done
+			return err
+		}
+	}
+
+	var runErr error
+	select {
+	case <-ctx.Done():
+		a.log.Info("shutting down: draining jobs in flight")
+		runErr = <-done
+	case runErr = <-done:
+	}
+	if srv != nil {
+		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		_ = srv.Shutdown(sctx)
+		cancel()
+	}
+	if runErr != nil {
+		return runErr
+	}
+	a.log.Info("stopped cleanly")
+	return nil
+}
+
+func rolesString(r workers.Roles) string {
+	switch {
+	case r.Relay && r.Workers:
+		return "api+relay+workers"
+	case r.Relay:
+		return "api+relay"
+	default:
+		return "workers"
+	}
+}
+
+func redacted(secret string) string {
+	if secret == "" {
+		return "(none: writes are open)"
+	}
+	return "(set)"
+}
+
+func redactURL(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return "(unparsable)"
+	}
+	return u.Redacted()
+}

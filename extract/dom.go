@@ -1,0 +1,625 @@
+package extract
+
+import (
+	"net/url"
+	"strings"
+	"time"
+	"unicode"
+	"unicode/utf8"
+
+	casefile "github.com/incidentlib/casefile"
+	"golang.org/x/net/html"
+	"golang.org/x/net/html/atom"
+)
+
+// blockKind says what a block of the main text is.
+type blockKind uint8
+
+const (
+	blockPara blockKind = iota
+	blockHeading
+	blockItem // a list entry, a table row, a status update
+)
+
+// block is one unit of the main text in document order: a heading, a
+// paragraph or an item. Readers build blocks; the segmenter groups them into
+// sections and the timeline engine scans them for time expressions.
+type block struct {
+	kind  blockKind
+	level int // heading level, 1–6
+	text  string
+
+	// kindOf forces the section kind of a heading (per-source overrides).
+	kindOf casefile.SectionKind
+
+	// An update row of a status page: its instant from structured data (or
+	// its stamp parsed), the stamp as written, and its status label.
+	at          *time.Time
+	stamp       string
+	zone        string
+	zoneWritten bool
+	status      string
+	// noScan keeps the timeline engine from reading time expressions in the
+	// text (it is read elsewhere, as the report's own blocks).
+	noScan bool
+	// reset makes the block start a new scope of inherited date and zone: the
+	// body of an update takes the update's date, not the previous one's.
+	reset bool
+}
+
+// walker turns a DOM subtree into blocks, cutting at block-level elements and
+// collecting the links it meets.
+type walker struct {
+	base      *url.URL
+	blocks    []block
+	links     []string
+	buf       textBuf
+	lastLevel int // level of the last real heading, for pseudo-headings
+	// skip reports elements to leave out (besides the fixed set).
+	skip func(n *html.Node) bool
+}
+
+func newWalker(base *url.URL) *walker {
+	return &walker{base: base, lastLevel: 1}
+}
+
+// skipAtoms are elements whose content is never main text.
+var skipAtoms = map[atom.Atom]bool{
+	atom.Script: true, atom.Style: true, atom.Noscript: true, atom.Template: true,
+	atom.Svg: true, atom.Button: true, atom.Form: true, atom.Input: true, atom.Select: true,
+	atom.Textarea: true, atom.Iframe: true, atom.Object: true, atom.Canvas: true,
+	atom.Head: true, atom.Title: true, atom.Meta: true, atom.Link: true, atom.Nav: true,
+	atom.Img: true, atom.Video: true, atom.Audio: true, atom.Picture: true, atom.Source: true,
+	atom.Math: true,
+}
+
+// inlineAtoms are elements that flow inside a paragraph.
+var inlineAtoms = map[atom.Atom]bool{
+	atom.A: true, atom.Abbr: true, atom.B: true, atom.Bdi: true, atom.Bdo: true, atom.Cite: true,
+	atom.Code: true, atom.Data: true, atom.Dfn: true, atom.Em: true, atom.Font: true, atom.I: true,
+	atom.Kbd: true, atom.Label: true, atom.Mark: true, atom.Q: true, atom.S: true, atom.Samp: true,
+	atom.Small: true, atom.Span: true, atom.Strike: true, atom.Strong: true, atom.Sub: true,
+	atom.Sup: true, atom.Time: true, atom.Tt: true, atom.U: true, atom.Var: true, atom.Big: true,
+	atom.Del: true, atom.Ins: true, atom.Nobr: true, atom.Wbr: true,
+}
+
+// inlineNames are the custom inline tags go-trafilatura may leave behind.
+var inlineNames = map[string]bool{"hi": true, "ref": true}
+
+func isInline(n *html.Node) bool {
+	if n.Type != html.ElementNode {
+		return true
+	}
+	if n.DataAtom != 0 {
+		return inlineAtoms[n.DataAtom]
+	}
+	return inlineNames[n.Data]
+}
+
+func headingLevel(n *html.Node) int {
+	switch n.DataAtom {
+	case atom.H1:
+		return 1
+	case atom.H2:
+		return 2
+	case atom.H3:
+		return 3
+	case atom.H4:
+		return 4
+	case atom.H5:
+		return 5
+	case atom.H6:
+		return 6
+	}
+	if n.DataAtom == 0 && n.Data == "head" { // go-trafilatura's heading
+		return 2
+	}
+	return 0
+}
+
+// walk appends the blocks of n's subtree.
+func (w *walker) walk(n *html.Node) {
+	switch n.Type {
+	case html.TextNode:
+		w.buf.text(n.Data)
+		return
+	case html.DocumentNode:
+		w.children(n)
+		w.flush()
+		return
+	case html.ElementNode:
+	default:
+		return
+	}
+	if skipAtoms[n.DataAtom] || w.skip != nil && w.skip(n) || hidden(n) {
+		return
+	}
+	if n.DataAtom == atom.A {
+		w.link(attr(n, "href"))
+	}
+	if lvl := headingLevel(n); lvl > 0 {
+		w.flush()
+		w.heading(lvl, inlineText(n, w), false)
+		return
+	}
+	switch n.DataAtom {
+	case atom.Br:
+		w.buf.newline()
+		return
+	case atom.Hr:
+		w.flush()
+		return
+	case atom.P:
+		w.flush()
+		w.paragraph(n)
+		return
+	case atom.Li, atom.Dt, atom.Dd:
+		w.flush()
+		w.item(n)
+		return
+	case atom.Tr:
+		w.flush()
+		w.row(n)
+		return
+	case atom.Pre:
+		w.flush()
+		w.lines(rawText(n, w), false)
+		return
+	case atom.Aside:
+		if hasClass(n, "quote") { // a Discourse quote of another post
+			return
+		}
+	}
+	if n.DataAtom == 0 && n.Data == "lb" {
+		w.buf.newline()
+		return
+	}
+	if isInline(n) {
+		w.buf.boundary()
+		w.children(n)
+		w.buf.boundary()
+		return
+	}
+	// A block container. Plain text kept with its line breaks (a Statuspage
+	// update body) is read line by line.
+	w.flush()
+	if preWrap(n) && !hasBlockChild(n) {
+		w.lines(rawText(n, w), true)
+		return
+	}
+	w.children(n)
+	w.flush()
+}
+
+func (w *walker) children(n *html.Node) {
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		w.walk(c)
+	}
+}
+
+// flush ends the paragraph being collected from loose inline content.
+func (w *walker) flush() {
+	if t := w.buf.take(); t != "" {
+		w.addPara(t)
+	}
+}
+
+func (w *walker) addPara(t string) {
+	if h, ok := allCapsHeading(t); ok {
+		w.heading(min(w.lastLevel+1, 6), h, true)
+		return
+	}
+	w.blocks = append(w.blocks, block{kind: blockPara, text: t})
+}
+
+func (w *walker) heading(level int, text string, pseudo bool) {
+	text = strings.TrimSpace(strings.TrimRight(strings.TrimSpace(text), ":："))
+	if text == "" {
+		return
+	}
+	if !pseudo {
+		w.lastLevel = level
+	}
+	w.blocks = append(w.blocks, block{kind: blockHeading, level: level, text: oneLine(text)})
+}
+
+// paragraph reads a <p>: a pseudo-heading (only a <strong> or <b> inside, at
+// most 60 characters), a labelled lead ("<strong>Impact:</strong> text") or
+// plain prose.
+func (w *walker) paragraph(n *html.Node) {
+	if lead := soleChild(n); lead != nil && (lead.DataAtom == atom.Strong || lead.DataAtom == atom.B) {
+		t := strings.TrimSpace(inlineText(lead, w))
+		if t != "" && utf8.RuneCountInString(t) <= 60 && !strings.Contains(t, "\n") {
+			w.heading(min(w.lastLevel+1, 6), t, true)
+			return
+		}
+	}
+	if first := firstElementChild(n); first != nil && (first.DataAtom == atom.Strong || first.DataAtom == atom.B) && leadsText(n, first) {
+		label := strings.TrimSpace(inlineText(first, w))
+		if strings.HasSuffix(label, ":") && utf8.RuneCountInString(label) <= 40 {
+			if k := classify(strings.TrimSuffix(label, ":")); k != casefile.SectionOther {
+				w.heading(min(w.lastLevel+1, 6), label, true)
+				var rest textBuf
+				for c := first.NextSibling; c != nil; c = c.NextSibling {
+					collectInline(c, &rest, w)
+				}
+				if t := rest.take(); t != "" {
+					w.addPara(t)
+				}
+				return
+			}
+		}
+	}
+	if t := inlineText(n, w); t != "" {
+		w.addPara(t)
+	}
+}
+
+// item reads a list entry without its nested lists, which become items of
+// their own after it.
+func (w *walker) item(n *html.Node) {
+	var b textBuf
+	var nested []*html.Node
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		if c.Type == html.ElementNode && (c.DataAtom == atom.Ul || c.DataAtom == atom.Ol || c.DataAtom == atom.Dl) {
+			nested = append(nested, c)
+			continue
+		}
+		b.boundary()
+		collectInline(c, &b, w)
+	}
+	if t := b.take(); t != "" {
+		w.blocks = append(w.blocks, block{kind: blockItem, text: t})
+	}
+	for _, c := range nested {
+		w.walk(c)
+	}
+}
+
+// row reads a table row as one item, cells joined by " | ". Header rows are
+// left out.
+func (w *walker) row(n *html.Node) {
+	var cells []string
+	header := true
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		if c.Type != html.ElementNode || (c.DataAtom != atom.Td && c.DataAtom != atom.Th) {
+			continue
+		}
+		if c.DataAtom == atom.Td {
+			header = false
+		}
+		if t := oneLine(inlineText(c, w)); t != "" {
+			cells = append(cells, t)
+		}
+	}
+	if header || len(cells) == 0 {
+		return
+	}
+	w.blocks = append(w.blocks, block{kind: blockItem, text: strings.Join(cells, " | ")})
+}
+
+// lines reads plain text kept with its line breaks: Markdown-like headings,
+// bullets and one paragraph per line.
+func (w *walker) lines(text string, markdown bool) {
+	for _, b := range textBlocks(text, markdown) {
+		if b.kind == blockHeading {
+			w.heading(min(w.lastLevel+1, 6), b.text, true)
+			continue
+		}
+		if markdown {
+			for _, u := range bareURLs(b.text) {
+				w.link(u)
+			}
+		}
+		w.blocks = append(w.blocks, b)
+	}
+}
+
+// link records a cited URL, resolved against the page.
+func (w *walker) link(href string) {
+	if u := absLink(w.base, href); u != "" {
+		w.links = append(w.links, u)
+	}
+}
+
+// inlineText is the text of n's subtree as one paragraph, with a space at
+// every element boundary. Links inside are recorded on w when w is not nil.
+func inlineText(n *html.Node, w *walker) string {
+	var b textBuf
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		collectInline(c, &b, w)
+	}
+	return b.take()
+}
+
+func collectInline(n *html.Node, b *textBuf, w *walker) {
+	switch n.Type {
+	case html.TextNode:
+		b.text(n.Data)
+		return
+	case html.ElementNode:
+	default:
+		return
+	}
+	if skipAtoms[n.DataAtom] || hidden(n) || n.DataAtom == atom.Aside && hasClass(n, "quote") {
+		return
+	}
+	switch {
+	case n.DataAtom == atom.Br || n.DataAtom == 0 && n.Data == "lb":
+		b.newline()
+		return
+	case n.DataAtom == atom.A && w != nil:
+		w.link(attr(n, "href"))
+	}
+	inline := isInline(n)
+	if inline {
+		b.boundary()
+	} else {
+		b.newline()
+	}
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		collectInline(c, b, w)
+	}
+	if inline {
+		b.boundary()
+	} else {
+		b.newline()
+	}
+}
+
+// rawText is the text of n's subtree with its line breaks kept.
+func rawText(n *html.Node, w *walker) string {
+	var sb strings.Builder
+	var rec func(*html.Node)
+	rec = func(n *html.Node) {
+		switch n.Type {
+		case html.TextNode:
+			sb.WriteString(n.Data)
+		case html.ElementNode:
+			if skipAtoms[n.DataAtom] {
+				return
+			}
+			if n.DataAtom == atom.Br {
+				sb.WriteByte('\n')
+				return
+			}
+			if n.DataAtom == atom.A && w != nil {
+				w.link(attr(n, "href"))
+			}
+			for c := n.FirstChild; c != nil; c = c.NextSibling {
+				rec(c)
+			}
+			if !isInline(n) {
+				sb.WriteByte('\n')
+			}
+		}
+	}
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		rec(c)
+	}
+	return sb.String()
+}
+
+// textBuf joins text chunks into normalised prose: whitespace runs become one
+// space, a space separates element boundaries (go-trafilatura and templates
+// drop it after inline tags: "<b>07:00 PST</b>Fail"), line breaks are kept.
+type textBuf struct {
+	b     strings.Builder
+	space bool
+	last  rune
+}
+
+func (t *textBuf) boundary() { t.space = true }
+
+func (t *textBuf) newline() {
+	if t.b.Len() > 0 && t.last != '\n' {
+		t.b.WriteByte('\n')
+		t.last = '\n'
+	}
+	t.space = false
+}
+
+func (t *textBuf) text(s string) {
+	for _, r := range s {
+		switch {
+		case r == '\u200b' || r == '\ufeff' || r == '\u00ad' || r == '\r':
+			continue
+		case unicode.IsSpace(r) || r == '\u00a0':
+			t.space = true
+			continue
+		}
+		if t.space && t.b.Len() > 0 && t.last != '\n' && spaceBetween(t.last, r) {
+			t.b.WriteByte(' ')
+		}
+		t.space = false
+		t.b.WriteRune(r)
+		t.last = r
+	}
+}
+
+func spaceBetween(prev, next rune) bool {
+	if strings.ContainsRune(".,;:!?)]}%", next) {
+		return false
+	}
+	return !strings.ContainsRune("([{", prev)
+}
+
+// take returns the text collected so far, trimmed, and empties the buffer.
+func (t *textBuf) take() string {
+	s := strings.TrimSpace(t.b.String())
+	t.b.Reset()
+	t.space, t.last = false, 0
+	if strings.Contains(s, "\n") {
+		lines := strings.Split(s, "\n")
+		out := lines[:0]
+		for _, l := range lines {
+			if l = strings.TrimSpace(l); l != "" {
+				out = append(out, l)
+			}
+		}
+		s = strings.Join(out, "\n")
+	}
+	return s
+}
+
+// oneLine collapses line breaks into spaces.
+func oneLine(s string) string {
+	if !strings.Contains(s, "\n") {
+		return s
+	}
+	return strings.Join(strings.Fields(s), " ")
+}
+
+// collapse normalises whitespace of a plain string to single spaces.
+func collapse(s string) string {
+	var b textBuf
+	b.text(s)
+	return b.take()
+}
+
+// allCapsHeading reports a short all-capitals line used as a heading
+// ("ISSUE SUMMARY", "ROOT CAUSE").
+func allCapsHeading(t string) (string, bool) {
+	t = strings.TrimSpace(t)
+	if strings.Contains(t, "\n") || utf8.RuneCountInString(t) > 60 {
+		return "", false
+	}
+	letters := 0
+	for _, r := range t {
+		switch {
+		case unicode.IsLower(r):
+			return "", false
+		case unicode.IsUpper(r):
+			letters++
+		case unicode.IsLetter(r) || unicode.IsDigit(r):
+			return "", false
+		case r == ' ' || r == '&' || r == '-' || r == ':' || r == '/' || r == '(' || r == ')' || r == ',':
+		default:
+			return "", false
+		}
+	}
+	if letters < 5 || !strings.Contains(t, " ") && letters < 7 {
+		return "", false
+	}
+	return strings.TrimRight(t, ": "), true
+}
+
+// soleChild returns n's only element child when n holds no other text.
+func soleChild(n *html.Node) *html.Node {
+	var only *html.Node
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		switch c.Type {
+		case html.TextNode:
+			if strings.TrimSpace(strings.ReplaceAll(c.Data, "\u00a0", " ")) != "" {
+				return nil
+			}
+		case html.ElementNode:
+			if c.DataAtom == atom.Br {
+				continue
+			}
+			if only != nil {
+				return nil
+			}
+			only = c
+		}
+	}
+	return only
+}
+
+func firstElementChild(n *html.Node) *html.Node {
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		if c.Type == html.ElementNode {
+			return c
+		}
+	}
+	return nil
+}
+
+// leadsText reports whether el is the first thing in n with text.
+func leadsText(n, el *html.Node) bool {
+	for c := n.FirstChild; c != nil && c != el; c = c.NextSibling {
+		if c.Type == html.TextNode && strings.TrimSpace(c.Data) != "" {
+			return false
+		}
+	}
+	return true
+}
+
+// hasBlockChild reports whether n holds block-level elements.
+func hasBlockChild(n *html.Node) bool {
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		if c.Type == html.ElementNode && !isInline(c) && c.DataAtom != atom.Br {
+			return true
+		}
+		if c.Type == html.ElementNode && hasBlockChild(c) {
+			return true
+		}
+	}
+	return false
+}
+
+func preWrap(n *html.Node) bool {
+	if hasClass(n, "whitespace-pre-wrap") || hasClass(n, "pre-wrap") || hasClass(n, "whitespace-pre-line") {
+		return true
+	}
+	st := attr(n, "style")
+	return strings.Contains(st, "pre-wrap") || strings.Contains(st, "pre-line")
+}
+
+func hidden(n *html.Node) bool {
+	if attr(n, "aria-hidden") == "true" {
+		return true
+	}
+	for _, a := range n.Attr {
+		if a.Key == "hidden" {
+			return true
+		}
+	}
+	st := strings.ReplaceAll(attr(n, "style"), " ", "")
+	return strings.Contains(st, "display:none")
+}
+
+func attr(n *html.Node, key string) string {
+	for _, a := range n.Attr {
+		if a.Key == key {
+			return a.Val
+		}
+	}
+	return ""
+}
+
+func hasClass(n *html.Node, class string) bool {
+	for _, c := range strings.Fields(attr(n, "class")) {
+		if c == class {
+			return true
+		}
+	}
+	return false
+}
+
+// absLink resolves href against base and keeps http(s) links, without
+// fragments. Links into the Wayback Machine are unwrapped to their original.
+func absLink(base *url.URL, href string) string {
+	href = strings.TrimSpace(href)
+	if href == "" || strings.HasPrefix(href, "#") {
+		return ""
+	}
+	u, err := url.Parse(href)
+	if err != nil {
+		return ""
+	}
+	if base != nil {
+		u = base.ResolveReference(u)
+	}
+	if orig, ok := unwrapWayback(u.String()); ok {
+		if u, err = url.Parse(orig); err != nil {
+			return ""
+		}
+	}
+	if u.Scheme != "http" && u.Scheme != "https" || u.Host == "" {
+		return ""
+	}
+	u.Fragment = ""
+	u.RawFragment = ""
+	return u.String()
+}

@@ -1,0 +1,298 @@
+package extract
+
+import (
+	"encoding/json"
+	"net/url"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+	"unicode"
+
+	"github.com/PuerkitoBio/goquery"
+	htmldate "github.com/markusmobius/go-htmldate"
+	"golang.org/x/net/html"
+)
+
+var waybackRe = regexp.MustCompile(`^(?i:https?://(?:web\.)?archive\.org)/web/(\d{1,14})[a-z_]*/(.+)$`)
+
+// unwrapWayback returns the original URL of a Wayback Machine capture URL.
+func unwrapWayback(u string) (string, bool) {
+	m := waybackRe.FindStringSubmatch(u)
+	if m == nil {
+		return "", false
+	}
+	inner := m[2]
+	low := strings.ToLower(inner)
+	if !strings.HasPrefix(low, "http://") && !strings.HasPrefix(low, "https://") {
+		// "http:/x" after slash merging, or no scheme at all.
+		switch {
+		case strings.HasPrefix(low, "http:/"), strings.HasPrefix(low, "https:/"):
+			i := strings.Index(inner, ":/")
+			inner = inner[:i] + "://" + inner[i+2:]
+		default:
+			inner = "http://" + inner
+		}
+	}
+	if pu, err := url.Parse(inner); err == nil {
+		if pu.Port() == "80" && pu.Scheme == "http" || pu.Port() == "443" && pu.Scheme == "https" {
+			pu.Host = pu.Hostname()
+		}
+		inner = pu.String()
+	}
+	return inner, true
+}
+
+// origURL is the address the page stands for: the final URL after
+// redirects, unwrapped from the Wayback Machine.
+func origURL(raw string) *url.URL {
+	if o, ok := unwrapWayback(raw); ok {
+		raw = o
+	}
+	u, err := url.Parse(strings.TrimSpace(raw))
+	if err != nil {
+		return &url.URL{}
+	}
+	return u
+}
+
+var monthNames = `(jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)`
+
+var (
+	slugMonthDay = regexp.MustCompile(`(?i)(?:^|[^a-z])` + monthNames + `[-_ ](\d{1,2})(?:st|nd|rd|th)?[-_ ,]+((?:19|20)\d{2})(?:\D|$)`)
+	slugDayMonth = regexp.MustCompile(`(?i)(?:^|\D)(\d{1,2})(?:st|nd|rd|th)?[-_ ]` + monthNames + `[-_ ,]+((?:19|20)\d{2})(?:\D|$)`)
+	slugISO      = regexp.MustCompile(`(?:^|\D)((?:19|20)\d{2})[-_/](\d{1,2})[-_/](\d{1,2})(?:\D|$)`)
+	slugDMY      = regexp.MustCompile(`(?:^|\D)(\d{1,2})[-_.](\d{1,2})[-_.]((?:19|20)\d{2})(?:\D|$)`)
+	slugCompact  = regexp.MustCompile(`(?:^|\D)((?:19|20)\d{2})(\d{2})(\d{2})(?:\D|$)`)
+)
+
+// slugDate finds an incident-date candidate in the URL's path: in the slug
+// first ("…-march-25-2021", "…-27-10-2017", "20210325"), then a dated
+// directory ("/2021/04/02/").
+func slugDate(u *url.URL) string {
+	path, err := url.PathUnescape(u.EscapedPath())
+	if err != nil {
+		path = u.Path
+	}
+	segs := strings.Split(strings.Trim(path, "/"), "/")
+	slug := ""
+	for i := len(segs) - 1; i >= 0; i-- {
+		if s := segs[i]; s != "" && !isNumber(s) {
+			slug = s
+			break
+		}
+	}
+	for _, s := range []string{slug, path} {
+		if s == "" {
+			continue
+		}
+		if m := slugMonthDay.FindStringSubmatch(s); m != nil {
+			if d := ymd(m[3], monthNumber(m[1]), m[2]); d != "" {
+				return d
+			}
+		}
+		if m := slugDayMonth.FindStringSubmatch(s); m != nil {
+			if d := ymd(m[3], monthNumber(m[2]), m[1]); d != "" {
+				return d
+			}
+		}
+		if m := slugISO.FindStringSubmatch(s); m != nil {
+			if d := ymd(m[1], m[2], m[3]); d != "" {
+				return d
+			}
+		}
+		if m := slugDMY.FindStringSubmatch(s); m != nil {
+			// Day first ("27-10-2017") unless the first number cannot be a day.
+			if d := ymd(m[3], m[2], m[1]); d != "" {
+				return d
+			}
+			if d := ymd(m[3], m[1], m[2]); d != "" {
+				return d
+			}
+		}
+		if m := slugCompact.FindStringSubmatch(s); m != nil {
+			if d := ymd(m[1], m[2], m[3]); d != "" {
+				return d
+			}
+		}
+	}
+	return ""
+}
+
+func isNumber(s string) bool {
+	for _, r := range s {
+		if r < '0' || r > '9' {
+			return false
+		}
+	}
+	return s != ""
+}
+
+func monthNumber(name string) string {
+	months := []string{"jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"}
+	name = strings.ToLower(name)
+	for i, m := range months {
+		if strings.HasPrefix(name, m) {
+			return strconv.Itoa(i + 1)
+		}
+	}
+	return ""
+}
+
+// ymd formats a valid date between 1995 and 2099, or returns "".
+func ymd(y, m, d string) string {
+	yi, err1 := strconv.Atoi(y)
+	mi, err2 := strconv.Atoi(m)
+	di, err3 := strconv.Atoi(d)
+	if err1 != nil || err2 != nil || err3 != nil || yi < 1995 || yi > 2099 || mi < 1 || mi > 12 || di < 1 || di > 31 {
+		return ""
+	}
+	t := time.Date(yi, time.Month(mi), di, 0, 0, 0, 0, time.UTC)
+	if t.Day() != di {
+		return ""
+	}
+	return t.Format("2006-01-02")
+}
+
+// language is "ko" when Hangul dominates the text, else "en".
+func language(texts ...string) string {
+	hangul, latin := 0, 0
+	for _, t := range texts {
+		for _, r := range t {
+			switch {
+			case unicode.Is(unicode.Hangul, r):
+				hangul++
+			case r < 0x250 && unicode.IsLetter(r):
+				latin++
+			}
+		}
+	}
+	// A Hangul syllable carries about as much as three Latin letters.
+	if hangul > 0 && hangul*3 >= latin {
+		return "ko"
+	}
+	return "en"
+}
+
+// metaTags collects <meta> name/property → content, first one wins.
+func metaTags(doc *goquery.Document) map[string]string {
+	m := map[string]string{}
+	doc.Find("meta").Each(func(_ int, s *goquery.Selection) {
+		n := s.Nodes[0]
+		content := strings.TrimSpace(attr(n, "content"))
+		if content == "" {
+			return
+		}
+		for _, k := range []string{"property", "name", "itemprop"} {
+			if key := strings.ToLower(strings.TrimSpace(attr(n, k))); key != "" {
+				if _, ok := m[key]; !ok {
+					m[key] = collapse(content)
+				}
+			}
+		}
+	})
+	return m
+}
+
+// jsonLDNames returns the publisher or site name and the headline found in
+// the page's JSON-LD blocks.
+func jsonLDNames(doc *goquery.Document) (publisher, headline string) {
+	doc.Find(`script[type="application/ld+json"]`).Each(func(_ int, s *goquery.Selection) {
+		var v any
+		if json.Unmarshal([]byte(s.Text()), &v) != nil {
+			return
+		}
+		var visit func(v any, depth int)
+		visit = func(v any, depth int) {
+			if depth > 6 {
+				return
+			}
+			switch x := v.(type) {
+			case []any:
+				for _, e := range x {
+					visit(e, depth+1)
+				}
+			case map[string]any:
+				if g, ok := x["@graph"]; ok {
+					visit(g, depth+1)
+				}
+				if p, ok := x["publisher"].(map[string]any); ok && publisher == "" {
+					if n, ok := p["name"].(string); ok {
+						publisher = collapse(n)
+					}
+				}
+				typ, _ := x["@type"].(string)
+				if n, ok := x["name"].(string); ok && publisher == "" && (typ == "Organization" || typ == "WebSite" || typ == "Corporation") {
+					publisher = collapse(n)
+				}
+				if h, ok := x["headline"].(string); ok && headline == "" {
+					headline = collapse(h)
+				}
+			}
+		}
+		visit(v, 0)
+	})
+	return publisher, headline
+}
+
+// siteName is the site owner as the page names it.
+func siteName(meta map[string]string, publisher string) string {
+	for _, k := range []string{"og:site_name", "application-name", "apple-mobile-web-app-title"} {
+		if v := meta[k]; v != "" {
+			return v
+		}
+	}
+	return publisher
+}
+
+// titleSeparators split a document title from the site name.
+var titleSeparators = []string{" | ", " - ", " – ", " — ", " · ", " :: ", " » "}
+
+// cleanTitle drops a site name appended to (or put before) a title.
+func cleanTitle(title, site string) string {
+	title = oneLine(collapse(title))
+	if site == "" {
+		return title
+	}
+	ls := strings.ToLower(site)
+	for _, sep := range titleSeparators {
+		i := strings.LastIndex(title, sep)
+		if i > 0 {
+			tail := strings.ToLower(strings.TrimSpace(title[i+len(sep):]))
+			if tail == ls || strings.HasPrefix(tail, ls) || strings.HasPrefix(ls, tail) && len(tail) > 2 {
+				return strings.TrimSpace(title[:i])
+			}
+		}
+		if j := strings.Index(title, sep); j > 0 {
+			head := strings.ToLower(strings.TrimSpace(title[:j]))
+			if head == ls || strings.HasPrefix(head, ls) && len(head) <= len(ls)+8 {
+				return strings.TrimSpace(title[j+len(sep):])
+			}
+		}
+	}
+	return title
+}
+
+// publishedDate runs go-htmldate on the shared tree: original date, with
+// time, the URL's date only when nothing else is found.
+func publishedDate(root *html.Node, pageURL string, fetched time.Time) *time.Time {
+	opts := htmldate.Options{UseOriginalDate: true, ExtractTime: true, DeferUrlExtractor: true, URL: pageURL}
+	if !fetched.IsZero() {
+		opts.MaxDate = fetched.Add(48 * time.Hour)
+	}
+	res, err := htmldate.FromDocument(root, opts)
+	if err != nil || res.DateTime.IsZero() {
+		return nil
+	}
+	t := res.DateTime
+	if !res.HasTime {
+		t = time.Date(t.Year(), t.Month(), t.Day(), 0, 0, 0, 0, time.UTC)
+	}
+	t = t.UTC()
+	return &t
+}
+
+// docTitle is the <title> element's text.
+func docTitle(doc *goquery.Document) string {
+	return oneLine(collapse(doc.Find("title").First().Text()))
+}

@@ -1,0 +1,113 @@
+package extract
+
+import (
+	"regexp"
+	"strings"
+
+	casefile "github.com/incidentlib/casefile"
+)
+
+// kindPattern maps headings to a canonical section kind.
+type kindPattern struct {
+	kind casefile.SectionKind
+	re   *regexp.Regexp
+}
+
+// kindPatterns are tried in order; the first match wins. Order matters:
+// "Remediation and prevention" is an action item list, "Post-incident
+// follow-up" too, "What went wrong and why" a root cause. Korean patterns
+// have no word boundaries: "후속 조치" (follow-up actions) must be tried
+// before "조치" (remediation).
+var kindPatterns = []kindPattern{
+	{casefile.SectionTimeline, regexp.MustCompile(`(?i)\btime ?lines?\b|\bchronolog|\bsequence of events\b|\bwhat happened\b|\bincident (?:log|history)\b|\bevent log\b|타임라인|경과|경위|시간대별|진행 상황|발생 및 조치 내역`)},
+	{casefile.SectionTrigger, regexp.MustCompile(`(?i)\btrigger(?:s|ed|ing)?\b|촉발|발단`)},
+	{casefile.SectionRootCause, regexp.MustCompile(`(?i)\broot[- ]?causes?\b|\bcause[sd]?\b|\bwhy\b|\bcontributing factors?\b|\bwhat went wrong\b|\btechnical (?:details|analysis)\b|\bRCA\b|원인|발생 이유`)},
+	{casefile.SectionActionItems, regexp.MustCompile(`(?i)\baction items?\b|\bfollow[- ]?ups?\b|\bnext steps?\b|\bprevent(?:ion|ive|ing)?\b|\bwhat we(?:'re| are|’re) doing\b|\bwhat(?:'s| is) next\b|\bgoing forward\b|\bfuture (?:work|plans?|improvements?)\b|\bimprovements?\b|\bless likely\b|\bcorrective actions?\b|\blooking ahead\b|\bmoving forward\b|후속|재발 ?방지|향후|개선|예방`)},
+	{casefile.SectionRemediation, regexp.MustCompile(`(?i)\bremediation\b|\bmitigat(?:ion|ed|ing)\b|\bresolution\b|\bresolved?\b|\brecover(?:y|ed|ing)?\b|\bfix(?:es|ed)?\b|\bhow (?:did )?we respond(?:ed)?\b|\bour response\b|\bresponse\b|\brestor(?:ation|ed|ing)\b|조치|복구|대응|해결|복원`)},
+	{casefile.SectionDetection, regexp.MustCompile(`(?i)\bdetect(?:ion|ed|ing)?\b|\balert(?:s|ing)?\b|\bhow we (?:found|noticed)\b|\bdiscovery\b|감지|탐지|인지|발견`)},
+	{casefile.SectionImpact, regexp.MustCompile(`(?i)\bimpact(?:s|ed)?\b|\baffected\b|\bscope\b|\bblast radius\b|\bcustomer experience\b|\buser experience\b|영향|피해`)},
+	{casefile.SectionSymptoms, regexp.MustCompile(`(?i)\bsymptoms?\b|증상|현상`)},
+	{casefile.SectionLessons, regexp.MustCompile(`(?i)\blessons?\b|\blearn(?:ed|ings?|t)\b|\btakeaways?\b|\bwhat went (?:well|right)\b|\breflections?\b|교훈|배운 ?점|회고`)},
+	{casefile.SectionSummary, regexp.MustCompile(`(?i)\bsummary\b|\boverview\b|\bintroduction\b|\bbackground\b|\btl;? ?dr\b|\bexecutive\b|\bincident (?:report|description|details)\b|\bdescription\b|\babout (?:the|this) incident\b|\bcontext\b|요약|개요|배경|개괄|소개`)},
+}
+
+// classify maps a heading to its canonical kind, or SectionOther.
+func classify(heading string) casefile.SectionKind {
+	h := strings.TrimSpace(heading)
+	if h == "" {
+		return casefile.SectionOther
+	}
+	for _, p := range kindPatterns {
+		if p.re.MatchString(h) {
+			return p.kind
+		}
+	}
+	return casefile.SectionOther
+}
+
+// segment groups blocks into sections. The first section is always the
+// title; text before the first heading becomes an untitled summary. A
+// heading with no kind of its own inherits its parent's. It also returns
+// the section kind of every block, for the timeline.
+func segment(blocks []block, title string) ([]casefile.Section, []casefile.SectionKind) {
+	sections := []casefile.Section{{Kind: casefile.SectionTitle, Heading: title, Level: 1}}
+	kinds := make([]casefile.SectionKind, len(blocks))
+	type open struct {
+		level int
+		kind  casefile.SectionKind
+	}
+	var stack []open
+	cur := -1 // index into sections of the section being filled; -1: none yet
+	lead := -1 // index of the untitled lead section
+	titleSeen := title == ""
+	normTitle := strings.ToLower(oneLine(title))
+	for i, b := range blocks {
+		if b.kind == blockHeading {
+			if !titleSeen && b.level <= 2 && strings.EqualFold(oneLine(b.text), normTitle) {
+				titleSeen = true
+				cur = 0
+				kinds[i] = casefile.SectionTitle
+				continue
+			}
+			kind := b.kindOf
+			if kind == "" {
+				kind = classify(b.text)
+			}
+			for len(stack) > 0 && stack[len(stack)-1].level >= b.level {
+				stack = stack[:len(stack)-1]
+			}
+			if kind == casefile.SectionOther && len(stack) > 0 {
+				kind = stack[len(stack)-1].kind
+			}
+			stack = append(stack, open{b.level, kind})
+			sections = append(sections, casefile.Section{Kind: kind, Heading: b.text, Level: b.level})
+			cur = len(sections) - 1
+			kinds[i] = kind
+			continue
+		}
+		if cur <= 0 {
+			// Text before any heading, or right under the title: the lead.
+			if lead < 0 || lead != len(sections)-1 {
+				sections = append(sections, casefile.Section{Kind: casefile.SectionSummary, Level: 2})
+				lead = len(sections) - 1
+			}
+			cur = lead
+		}
+		s := &sections[cur]
+		kinds[i] = s.Kind
+		if b.kind == blockItem {
+			s.Items = append(s.Items, b.text)
+		} else {
+			s.Paragraphs = append(s.Paragraphs, b.text)
+		}
+	}
+	for i := range sections {
+		if sections[i].Paragraphs == nil {
+			sections[i].Paragraphs = []string{}
+		}
+		if sections[i].Items == nil {
+			sections[i].Items = []string{}
+		}
+	}
+	return sections, kinds
+}

@@ -1,0 +1,269 @@
+package extract
+
+import (
+	"strings"
+	"time"
+	"unicode"
+	"unicode/utf8"
+
+	casefile "github.com/incidentlib/casefile"
+	"github.com/incidentlib/casefile/normalize"
+)
+
+// timeEnv is what a time expression inherits when it does not write its
+// own date or zone: the date and zone in force, and the year for year-less
+// dates.
+type timeEnv struct {
+	date     time.Time // a calendar day (its clock is ignored); zero if unknown
+	zone     *time.Location
+	zoneName string
+	year     int
+}
+
+func (e timeEnv) ctx() normalize.TimeContext {
+	c := normalize.TimeContext{Zone: e.zone, ZoneName: e.zoneName, Year: e.year}
+	if !e.date.IsZero() {
+		loc := e.zone
+		if loc == nil {
+			loc = time.UTC
+		}
+		c.Date = time.Date(e.date.Year(), e.date.Month(), e.date.Day(), 0, 0, 0, 0, loc)
+		if c.Year == 0 {
+			c.Year = e.date.Year()
+		}
+	}
+	return c
+}
+
+// withDay returns e with the calendar day of t (read in e's zone).
+func (e timeEnv) withDay(t time.Time) timeEnv {
+	loc := e.zone
+	if loc == nil {
+		loc = time.UTC
+	}
+	t = t.In(loc)
+	e.date = time.Date(t.Year(), t.Month(), t.Day(), 0, 0, 0, 0, time.UTC)
+	e.year = t.Year()
+	return e
+}
+
+// maxEventText caps the text kept with an event.
+const maxEventText = 600
+
+// timeline reads the events of the blocks in order. A time expression
+// without a date or zone takes them from the nearest declaration: earlier in
+// the same line, the update or row it belongs to, then what the text
+// before it declared (a section intro, a dated heading, an earlier stamp),
+// then env (the page and the source). Rows of status updates carry their
+// own instant; their declarations do not leak into the rows after them.
+func timeline(blocks []block, kinds []casefile.SectionKind, env timeEnv) []casefile.Event {
+	events := []casefile.Event{}
+	carried := env
+	for i, b := range blocks {
+		kind := kinds[i]
+		if b.at != nil {
+			events = append(events, casefile.Event{
+				At: b.at.UTC(), Text: clip(oneLine(b.text)), Stamp: b.stamp, Zone: b.zone,
+				ZoneWritten: b.zoneWritten, Section: kind, Status: b.status,
+			})
+		}
+		if b.reset {
+			carried = env
+			if b.at != nil {
+				carried = env.withDay(*b.at)
+			}
+		}
+		if b.noScan {
+			continue
+		}
+		local := carried
+		if b.at != nil && !b.reset {
+			local = env.withDay(*b.at)
+		}
+		if name, loc, ok := normalize.DeclaredZone(b.text); ok && loc != nil {
+			local.zone, local.zoneName = loc, name
+		}
+		scanned := local
+		sentences := sentenceSpans(b.text, b.kind != blockPara)
+		for _, s := range normalize.ScanTimes(b.text, scanned.ctx()) {
+			zoneLoc := local.zone
+			if s.ZoneWritten && s.ZoneKnown {
+				if loc, ok := normalize.LookupZone(s.ZoneName, s.At); ok {
+					zoneLoc = loc
+				}
+			}
+			if s.DateWritten {
+				day := s.At
+				if zoneLoc != nil {
+					day = day.In(zoneLoc)
+				}
+				local.date = time.Date(day.Year(), day.Month(), day.Day(), 0, 0, 0, 0, time.UTC)
+				local.year = day.Year()
+			}
+			if s.ZoneWritten && s.ZoneKnown && zoneLoc != nil {
+				local.zone, local.zoneName = zoneLoc, s.ZoneName
+			}
+			if !s.HasClock {
+				continue
+			}
+			if (!s.DateWritten || !s.ZoneWritten) && local != scanned {
+				// An earlier stamp of this line declared what this one lacks.
+				if again, ok := normalize.ParseTime(s.Text, local.ctx()); ok && again.HasClock {
+					again.Start, again.End = s.Start, s.End
+					s = again
+				}
+			}
+			if !s.DateWritten && local.date.IsZero() && local.year == 0 {
+				continue // no day to put it on
+			}
+			if s.At.Year() < 1990 {
+				continue
+			}
+			ev := casefile.Event{
+				At:          s.At.UTC(),
+				Text:        clip(sentenceAt(b.text, sentences, s.Start, s.End)),
+				Stamp:       oneLine(s.Text),
+				ZoneWritten: s.ZoneWritten,
+				Section:     kind,
+			}
+			if s.ZoneKnown {
+				ev.Zone = s.ZoneName
+			}
+			if s.Until != nil {
+				u := s.Until.UTC()
+				ev.End = &u
+			}
+			events = append(events, ev)
+		}
+		if b.at == nil || b.reset {
+			carried = local
+		}
+	}
+	return events
+}
+
+// statedDurations reads the durations the blocks state in words, with their
+// sentences, without repeats.
+func statedDurations(blocks []block) []casefile.StatedDuration {
+	var out []casefile.StatedDuration
+	seen := map[casefile.StatedDuration]bool{}
+	for _, b := range blocks {
+		var sentences [][2]int
+		for _, d := range normalize.StatedDurations(b.text) {
+			if sentences == nil {
+				sentences = sentenceSpans(b.text, b.kind != blockPara)
+			}
+			sd := casefile.StatedDuration{Minutes: d.Minutes, Sentence: clip(sentenceAt(b.text, sentences, d.Start, d.End))}
+			if d.Minutes <= 0 || seen[sd] {
+				continue
+			}
+			seen[sd] = true
+			out = append(out, sd)
+		}
+	}
+	return out
+}
+
+// sentenceSpans cuts text into sentences, as byte ranges. Line breaks
+// always cut; whole is for items and rows, which are one sentence per line.
+func sentenceSpans(text string, whole bool) [][2]int {
+	var spans [][2]int
+	start := 0
+	cut := func(end, next int) {
+		if s := strings.TrimSpace(text[start:end]); s != "" {
+			off := start + strings.Index(text[start:end], s)
+			spans = append(spans, [2]int{off, off + len(s)})
+		}
+		start = next
+	}
+	for i := 0; i < len(text); {
+		r, size := utf8.DecodeRuneInString(text[i:])
+		switch {
+		case r == '\n':
+			cut(i, i+size)
+		case !whole && (r == '.' || r == '!' || r == '?' || r == '。') && sentenceEnds(text, i, size):
+			cut(i+size, i+size)
+		}
+		i += size
+	}
+	cut(len(text), len(text))
+	return spans
+}
+
+// abbreviations end with a period without ending a sentence.
+var abbreviations = map[string]bool{
+	"e.g": true, "i.e": true, "etc": true, "vs": true, "approx": true, "no": true, "inc": true,
+	"ltd": true, "dr": true, "mr": true, "mrs": true, "ms": true, "st": true, "u.s": true, "jan": true,
+	"feb": true, "mar": true, "apr": true, "jun": true, "jul": true, "aug": true, "sep": true,
+	"sept": true, "oct": true, "nov": true, "dec": true, "fig": true,
+}
+
+func sentenceEnds(text string, i, size int) bool {
+	rest := text[i+size:]
+	if rest == "" {
+		return true
+	}
+	r, _ := utf8.DecodeRuneInString(rest)
+	if !unicode.IsSpace(r) {
+		return false
+	}
+	next := strings.TrimLeftFunc(rest, unicode.IsSpace)
+	if next == "" {
+		return true
+	}
+	n, _ := utf8.DecodeRuneInString(next)
+	if !(unicode.IsUpper(n) || unicode.IsDigit(n) || unicode.Is(unicode.Hangul, n) || strings.ContainsRune("\"'“‘(", n)) {
+		return false
+	}
+	// The word before the period.
+	j := i
+	for j > 0 {
+		p, ps := utf8.DecodeLastRuneInString(text[:j])
+		if !(unicode.IsLetter(p) || p == '.') {
+			break
+		}
+		j -= ps
+	}
+	word := strings.ToLower(text[j:i])
+	if abbreviations[word] || utf8.RuneCountInString(word) == 1 {
+		return false
+	}
+	if word == "a.m" || word == "p.m" {
+		// "9:00 a.m. PST" goes on; "9:00 a.m. The team" ends.
+		f := strings.Fields(next)
+		return !(len(f) > 0 && len(f[0]) <= 5 && strings.ToUpper(f[0]) == f[0] && !unicode.IsDigit(n))
+	}
+	return true
+}
+
+// sentenceAt returns the sentence holding the byte range start..end, or
+// the sentences it spans.
+func sentenceAt(text string, spans [][2]int, start, end int) string {
+	from, to := -1, -1
+	for _, s := range spans {
+		if from < 0 && start < s[1] {
+			from = s[0]
+		}
+		if end <= s[1] || to < 0 && s[1] >= len(text) {
+			to = s[1]
+			break
+		}
+	}
+	if from < 0 || to < 0 || from > to {
+		return oneLine(strings.TrimSpace(text))
+	}
+	return oneLine(text[from:to])
+}
+
+// clip cuts text to maxEventText runes at a word boundary.
+func clip(s string) string {
+	if utf8.RuneCountInString(s) <= maxEventText {
+		return s
+	}
+	r := []rune(s)[:maxEventText]
+	cut := string(r)
+	if i := strings.LastIndexByte(cut, ' '); i > maxEventText/2 {
+		cut = cut[:i]
+	}
+	return cut + "…"
+}

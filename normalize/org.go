@@ -1,0 +1,408 @@
+package normalize
+
+import (
+	"net/url"
+	"regexp"
+	"strings"
+	"unicode"
+
+	"golang.org/x/text/unicode/norm"
+)
+
+// Owner is the organisation a page belongs to, with how it was found.
+type Owner struct {
+	// Name is the organisation as the library writes it ("Google Cloud"),
+	// and Slug its org_slug ("google-cloud"); both "unknown" when nothing
+	// names the owner.
+	Name string
+	Slug string
+	// Rule says how the owner was found; Source is what it was read from
+	// (the host or the site name).
+	Rule       string
+	Source     string
+	Confidence float64
+}
+
+// orgHost is one entry of the known-hosts table: a host (matching itself
+// and its subdomains) and, optionally, a path prefix.
+type orgHost struct {
+	host, pathPrefix, org string
+}
+
+// knownOrgHosts names the owners of status pages, engineering blogs and
+// community sites whose site names are missing or misleading. More
+// specific entries (longer hosts, path prefixes) come first.
+var knownOrgHosts = []orgHost{
+	{"google.com", "/appsstatus", "Google Workspace"},
+	{"status.cloud.google.com", "", "Google Cloud"},
+	{"cloud.google.com", "", "Google Cloud"},
+	{"sre.google", "", "Google"},
+	{"aws.amazon.com", "", "Amazon Web Services"},
+	{"health.aws.amazon.com", "", "Amazon Web Services"},
+	{"status.aws.amazon.com", "", "Amazon Web Services"},
+	{"azure.status.microsoft", "", "Microsoft Azure"},
+	{"status.azure.com", "", "Microsoft Azure"},
+	{"azure.microsoft.com", "", "Microsoft Azure"},
+	{"githubstatus.com", "", "GitHub"},
+	{"github.blog", "", "GitHub"},
+	{"githubengineering.com", "", "GitHub"},
+	{"status.slack.com", "", "Slack"},
+	{"slack.engineering", "", "Slack"},
+	{"slackhq.com", "", "Slack"},
+	{"blog.cloudflare.com", "", "Cloudflare"},
+	{"cloudflarestatus.com", "", "Cloudflare"},
+	{"netlify.com", "", "Netlify"},
+	{"netlifystatus.com", "", "Netlify"},
+	{"monzo.com", "", "Monzo"},
+	{"status.heroku.com", "", "Heroku"},
+	{"blog.heroku.com", "", "Heroku"},
+	{"discordstatus.com", "", "Discord"},
+	{"status.discordapp.com", "", "Discord"},
+	{"discord.com", "", "Discord"},
+	{"stackstatus.net", "", "Stack Overflow"},
+	{"stackstatus.tumblr.com", "", "Stack Overflow"},
+	{"stackoverflow.blog", "", "Stack Overflow"},
+	{"status.openai.com", "", "OpenAI"},
+	{"openai.com", "", "OpenAI"},
+	{"status.gitlab.com", "", "GitLab"},
+	{"about.gitlab.com", "", "GitLab"},
+	{"status.gandi.net", "", "Gandi"},
+	{"news.gandi.net", "", "Gandi"},
+	{"fastly.com", "", "Fastly"},
+	{"fastlystatus.com", "", "Fastly"},
+	{"status.atlassian.com", "", "Atlassian"},
+	{"atlassian.com", "", "Atlassian"},
+	{"stripe.com", "", "Stripe"},
+	{"engineering.fb.com", "", "Meta"},
+	{"code.fb.com", "", "Meta"},
+	{"dropbox.tech", "", "Dropbox"},
+	{"status.dropbox.com", "", "Dropbox"},
+	{"honeycomb.io", "", "Honeycomb"},
+	{"circleci.com", "", "CircleCI"},
+	{"traviscistatus.com", "", "Travis CI"},
+	{"travis-ci.com", "", "Travis CI"},
+	{"digitalocean.com", "", "DigitalOcean"},
+	{"status.linode.com", "", "Linode"},
+	{"status.twilio.com", "", "Twilio"},
+	{"status.npmjs.org", "", "npm"},
+	{"blog.npmjs.org", "", "npm"},
+	{"status.hashicorp.com", "", "HashiCorp"},
+	{"hashicorp.com", "", "HashiCorp"},
+	{"linearstatus.com", "", "Linear"},
+	{"sentry.io", "", "Sentry"},
+	{"datadoghq.com", "", "Datadog"},
+	{"status.pagerduty.com", "", "PagerDuty"},
+	{"shopify.engineering", "", "Shopify"},
+	{"fly.io", "", "Fly.io"},
+	{"vercel-status.com", "", "Vercel"},
+	{"vercel.com", "", "Vercel"},
+	{"redditstatus.com", "", "Reddit"},
+	{"help.salesforce.com", "", "Salesforce"},
+	{"status.salesforce.com", "", "Salesforce"},
+	{"community.eveonline.com", "", "CCP Games"},
+	{"blog.roblox.com", "", "Roblox"},
+	{"engineering.atspotify.com", "", "Spotify"},
+	{"status.docker.com", "", "Docker"},
+	{"status.elastic.co", "", "Elastic"},
+	{"gocardless.com", "", "GoCardless"},
+	{"status.hetzner.com", "", "Hetzner"},
+	{"status.mailgun.com", "", "Mailgun"},
+	{"status.launchdarkly.com", "", "LaunchDarkly"},
+	{"status.zoom.us", "", "Zoom"},
+	{"blog.twitter.com", "", "Twitter"},
+	{"status.epicgames.com", "", "Epic Games"},
+}
+
+// mirrorHosts host other people's writing: an archive, a publishing
+// platform, a video or code site. Their own name is never the owner; the
+// page's site name is used when it names someone else.
+var mirrorHosts = []string{
+	"web.archive.org", "archive.org", "archive.today", "archive.ph", "archive.is",
+	"medium.com", "dev.to", "substack.com", "hashnode.dev", "wordpress.com",
+	"blogspot.com", "tumblr.com", "github.io", "gitlab.io", "notion.site",
+	"youtube.com", "youtu.be", "vimeo.com", "slideshare.net", "speakerdeck.com",
+	"github.com", "gist.github.com", "gitlab.com", "bitbucket.org", "codeberg.org",
+	"reddit.com", "news.ycombinator.com", "twitter.com", "x.com", "linkedin.com",
+	"lkml.org", "lore.kernel.org", "groups.google.com", "docs.google.com",
+	"wikipedia.org", "google.com",
+}
+
+// mirrorSiteNames are site names that name a platform, not an author.
+var mirrorSiteNames = map[string]bool{
+	"medium": true, "youtube": true, "github": true, "gitlab": true, "dev community": true,
+	"dev": true, "substack": true, "wordpress": true, "blogger": true, "tumblr": true,
+	"reddit": true, "hacker news": true, "twitter": true, "x": true, "linkedin": true,
+	"wikipedia": true, "internet archive": true, "wayback machine": true, "slideshare": true,
+	"speaker deck": true, "vimeo": true, "google docs": true, "google groups": true,
+}
+
+// hostMatches reports whether host is h or a subdomain of it.
+func hostMatches(host, h string) bool {
+	return host == h || strings.HasSuffix(host, "."+h)
+}
+
+func isMirrorHost(host string) bool {
+	for _, m := range mirrorHosts {
+		if hostMatches(host, m) {
+			return true
+		}
+	}
+	return false
+}
+
+// KnownHostOrg returns the organisation of the known-hosts table that owns
+// pageURL (a URL or a bare host; "www." and Wayback wrapping are ignored).
+func KnownHostOrg(pageURL string) (string, bool) {
+	host, path := hostAndPath(pageURL)
+	for _, e := range knownOrgHosts {
+		if hostMatches(host, e.host) && strings.HasPrefix(path, e.pathPrefix) {
+			return e.org, true
+		}
+	}
+	return "", false
+}
+
+// hostAndPath splits a URL or a bare host into its canonical host and path.
+func hostAndPath(s string) (host, path string) {
+	s = strings.TrimSpace(s)
+	if !strings.Contains(s, "://") {
+		s = "https://" + s
+	}
+	if c, _, err := CanonicalURL(s); err == nil {
+		s = c
+	}
+	u, err := url.Parse(s)
+	if err != nil {
+		return strings.ToLower(s), "/"
+	}
+	host = strings.TrimPrefix(strings.ToLower(u.Hostname()), "www.")
+	path = u.Path
+	if path == "" {
+		path = "/"
+	}
+	return host, path
+}
+
+// siteNameSplitRe cuts a site name at separators ("Netlify | Blog").
+var siteNameSplitRe = regexp.MustCompile(`\s+[|·•–—-]\s+|\s*[|·•]\s*`)
+
+// siteNameSuffixes are trailing words that make a site name a part of the
+// organisation ("Netlify Status", "Slack Engineering", "Google Cloud
+// Service Health") or its legal form.
+var siteNameSuffixes = map[string]bool{
+	"blog": true, "blogs": true, "status": true, "statuspage": true, "page": true,
+	"newsroom": true, "community": true, "forum": true, "forums": true, "news": true,
+	"engineering": true, "tech": true, "technology": true, "developer": true,
+	"developers": true, "system": true, "service": true, "health": true,
+	"incidents": true, "updates": true, "official": true, "inc": true, "inc.": true,
+	"ltd": true, "ltd.": true, "llc": true, "corp": true, "corp.": true, "gmbh": true,
+}
+
+// siteNamePrefixes are leading phrases of the same kind ("The Cloudflare
+// Blog", "Engineering at Meta").
+var siteNamePrefixes = [][]string{
+	{"engineering", "at"}, {"engineering", "@"}, {"tech", "at"}, {"blog", "of"},
+	{"news", "from"}, {"the"},
+}
+
+// CleanSiteName turns a page's site name into an organisation name:
+// separators cut it ("Netlify | Blog" → "Netlify"), and words that make it
+// a part of the organisation go ("The Cloudflare Blog" → "Cloudflare",
+// "GitHub Status" → "GitHub", "Engineering at Meta" → "Meta"). It returns
+// "" when nothing is left.
+func CleanSiteName(s string) string {
+	for _, p := range siteNameSplitRe.Split(strings.TrimSpace(s), -1) {
+		if t := trimSiteName(p); t != "" {
+			return t
+		}
+	}
+	return ""
+}
+
+func trimSiteName(s string) string {
+	words := strings.Fields(s)
+	for changed := true; changed && len(words) > 0; {
+		changed = false
+		for _, pre := range siteNamePrefixes {
+			if len(words) > len(pre) && equalFoldWords(words[:len(pre)], pre) {
+				words = words[len(pre):]
+				changed = true
+			}
+		}
+	}
+	for len(words) > 0 && siteNameSuffixes[strings.ToLower(strings.TrimRight(words[len(words)-1], ","))] {
+		words = words[:len(words)-1]
+	}
+	return strings.TrimRight(strings.Join(words, " "), ", ")
+}
+
+func equalFoldWords(a, b []string) bool {
+	for i := range a {
+		if !strings.EqualFold(a[i], b[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// PageOwner finds the organisation a page belongs to, in this order: the
+// known-hosts table; the page's site name (og:site_name, JSON-LD
+// publisher, a status page's name) cleaned by CleanSiteName; the
+// registrable domain of the host (blog.example.com → "Example"). Mirrors
+// and archives (web.archive.org, medium.com, youtube.com, github.com ...)
+// never name the owner: on such a host only the site name counts, and
+// without one the owner is "unknown".
+func PageOwner(pageURL, siteName string) Owner {
+	host, _ := hostAndPath(pageURL)
+	if org, ok := KnownHostOrg(pageURL); ok {
+		return Owner{Name: org, Slug: OrgSlug(org), Rule: "known host table: " + host + " is owned by " + org, Source: host, Confidence: 0.95}
+	}
+	mirror := isMirrorHost(host)
+	if name := CleanSiteName(siteName); name != "" && !mirrorSiteNames[strings.ToLower(name)] {
+		if slug := OrgSlug(name); slug != "" {
+			rule := "the page's site name"
+			conf := 0.8
+			if mirror {
+				rule += " (the host " + host + " is a mirror or publishing platform, so not the owner)"
+				conf = 0.6
+			}
+			return Owner{Name: name, Slug: slug, Rule: rule, Source: siteName, Confidence: conf}
+		}
+	}
+	if !mirror {
+		if name := nameFromDomain(host); name != "" {
+			return Owner{Name: name, Slug: OrgSlug(name), Rule: "derived from the registrable domain of " + host + " (no known host, no site name)", Source: host, Confidence: 0.5}
+		}
+	}
+	return Owner{Name: "unknown", Slug: "unknown", Rule: "no owner: " + host + " is a mirror or platform and the page names no site", Source: host, Confidence: 0}
+}
+
+// nameFromDomain makes an organisation name of the label before the public
+// suffix: status.example.co.uk → "Example".
+func nameFromDomain(host string) string {
+	d := registrableDomain(host)
+	label, _, _ := strings.Cut(d, ".")
+	if label == "" || strings.Trim(label, "0123456789") == "" {
+		return ""
+	}
+	r := []rune(label)
+	r[0] = unicode.ToUpper(r[0])
+	return string(r)
+}
+
+// OrgSlug makes an org_slug of an organisation name: lower-case ASCII
+// letters and digits, other runs turned into single hyphens, accents
+// dropped ("Google Cloud" → "google-cloud", "Fly.io" → "fly-io",
+// "Société Générale" → "societe-generale"). It returns "" when no ASCII
+// letter or digit is left (a name in Hangul, say).
+func OrgSlug(name string) string {
+	var b strings.Builder
+	hyphen := false
+	for _, r := range norm.NFKD.String(name) {
+		switch {
+		case r >= 'a' && r <= 'z' || r >= '0' && r <= '9':
+			b.WriteRune(r)
+			hyphen = false
+		case r >= 'A' && r <= 'Z':
+			b.WriteRune(unicode.ToLower(r))
+			hyphen = false
+		case unicode.Is(unicode.Mn, r):
+			// a combining accent of the letter before it
+		case r == '\'' || r == '’':
+			// "Let's" → "lets"
+		default:
+			if b.Len() > 0 && !hyphen {
+				b.WriteByte('-')
+				hyphen = true
+			}
+		}
+	}
+	return strings.TrimSuffix(b.String(), "-")
+}
+
+// newsHosts publish news about other organisations' incidents.
+var newsHosts = []string{
+	"theregister.com", "theregister.co.uk", "arstechnica.com", "techcrunch.com", "bbc.co.uk",
+	"bbc.com", "reuters.com", "nytimes.com", "theverge.com", "zdnet.com", "wired.com",
+	"bloomberg.com", "cnn.com", "theguardian.com", "washingtonpost.com", "wsj.com", "cnbc.com",
+	"datacenterdynamics.com", "computerworld.com", "geekwire.com", "venturebeat.com",
+	"engadget.com", "forbes.com", "ft.com", "heise.de", "apnews.com", "businessinsider.com",
+	"networkworld.com", "infoworld.com", "bleepingcomputer.com", "techradar.com", "lwn.net",
+}
+
+var (
+	talkHosts  = []string{"youtube.com", "youtu.be", "vimeo.com", "slideshare.net", "speakerdeck.com", "media.ccc.de", "infoq.com/presentations"}
+	repoHosts  = []string{"github.com", "gitlab.com", "bitbucket.org", "codeberg.org", "code.google.com", "sourceforge.net", "launchpad.net", "issuetracker.google.com", "bugs.chromium.org"}
+	paperHosts = []string{"wikipedia.org", "arxiv.org", "usenix.org", "dl.acm.org", "ieeexplore.ieee.org", "docs.google.com", "researchgate.net", "semanticscholar.org"}
+	forumHosts = []string{"reddit.com", "news.ycombinator.com", "lkml.org", "lore.kernel.org", "groups.google.com", "mail-archive.com", "marc.info", "discourse.group", "lists.debian.org", "narkive.com"}
+	// statusHosts are provider status pages and incident summaries that do
+	// not live under a status.* name.
+	statusHosts = []string{
+		"githubstatus.com", "stackstatus.net", "stackstatus.tumblr.com", "cloudflarestatus.com",
+		"netlifystatus.com", "discordstatus.com", "linearstatus.com", "traviscistatus.com",
+		"redditstatus.com", "fastlystatus.com", "vercel-status.com", "azure.status.microsoft",
+		"health.aws.amazon.com", "help.salesforce.com", "statuspage.io", "instatus.com",
+		"status.io",
+	}
+	statusPlatforms = map[string]bool{
+		"statuspage": true, "gcp-status": true, "gcp-status-old": true, "aws-summary": true,
+		"incident-io": true, "instatus": true, "azure-status": true,
+	}
+	// statusHostRe: status.example.com, example-status.com, examplestatus.io.
+	statusHostRe = regexp.MustCompile(`(?:^|\.)status\.|(?:^|[.-])[a-z0-9-]*status\.[a-z]+$`)
+)
+
+// hostListMatch matches host (and path, for entries with one) against a
+// list of "host" or "host/path-prefix" entries.
+func hostListMatch(host, path string, list []string) bool {
+	for _, e := range list {
+		h, p, hasPath := strings.Cut(e, "/")
+		if hostMatches(host, h) && (!hasPath || strings.HasPrefix(path, "/"+p)) {
+			return true
+		}
+	}
+	return false
+}
+
+// SourceKind returns the case's source kind for a page: official-status
+// for status pages and provider incident summaries (by platform or host),
+// forum for Discourse topics, forums, mailing lists and Reddit, repo for
+// code hosts and issue trackers, paper for PDFs, Wikipedia and papers,
+// talk for videos and slides, news for news sites, else blog. host may be
+// a bare host or a full URL, whose path then counts too (a .pdf, AWS's
+// /message/ summaries); platform is the extract template that read the
+// page ("statuspage", "discourse", "blog" ...), or "".
+func SourceKind(host, platform string) string {
+	h, path := hostAndPath(host)
+	lp := strings.ToLower(path)
+	switch {
+	case statusPlatforms[platform]:
+		return "official-status"
+	case platform == "discourse":
+		return "forum"
+	case strings.HasSuffix(lp, ".pdf"):
+		return "paper"
+	case hostListMatch(h, lp, talkHosts):
+		return "talk"
+	case hostListMatch(h, lp, repoHosts):
+		return "repo"
+	case hostListMatch(h, lp, paperHosts):
+		return "paper"
+	case hostListMatch(h, lp, forumHosts):
+		return "forum"
+	case hostListMatch(h, lp, newsHosts):
+		return "news"
+	case hostMatches(h, "aws.amazon.com") && (strings.HasPrefix(lp, "/message/") || strings.Contains(lp, "/message/")):
+		return "official-status"
+	case hostMatches(h, "google.com") && strings.HasPrefix(lp, "/appsstatus"):
+		return "official-status"
+	case hostListMatch(h, lp, statusHosts) || statusHostRe.MatchString(h):
+		return "official-status"
+	case strings.HasPrefix(h, "community.") || strings.HasPrefix(h, "forum.") || strings.HasPrefix(h, "forums.") ||
+		strings.HasPrefix(h, "discuss.") || strings.HasPrefix(h, "discourse.") || strings.HasPrefix(h, "lists."):
+		return "forum"
+	case strings.HasPrefix(h, "bugs.") || strings.HasPrefix(h, "bugzilla.") || strings.HasPrefix(h, "issues."):
+		return "repo"
+	}
+	return "blog"
+}

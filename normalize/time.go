@@ -1,0 +1,1026 @@
+package normalize
+
+import (
+	"strings"
+	"time"
+	"unicode"
+)
+
+// TimeContext carries the defaults a time expression without its own date or
+// zone inherits: the nearest declaration on the same line, in the section
+// intro, on the page or for the source (see DeclaredZone and DeclaredDate).
+// The zero value means nothing is known.
+type TimeContext struct {
+	// Date is the day in effect; only its year, month and day (in its own
+	// location) are used. Zero means unknown.
+	Date time.Time
+	// Zone is the zone in effect; nil means unknown.
+	Zone *time.Location
+	// ZoneName is the zone as declared ("US/Pacific", "PDT"); when empty,
+	// Zone.String() is reported instead.
+	ZoneName string
+	// Year is the year for stamps written without one; 0 takes Date's year.
+	Year int
+}
+
+// Stamp is one time expression found in a text: a date, a time of day, a
+// date and time, or a range of them.
+type Stamp struct {
+	// Start and End are the byte offsets of the expression in the text, and
+	// Text is text[Start:End]. A range includes its "between"/"from" word.
+	Start, End int
+	Text       string
+	// At is the instant, in UTC. For a date without a clock it is 00:00 of
+	// that day in the applied zone (in UTC when the zone is unknown).
+	At time.Time
+	// Until is the end of a range ("between 12:17 and 13:51 PDT",
+	// "07:08–12:43 UTC"), in UTC; nil for a single time. An end earlier than
+	// the start on the same inherited day is moved to the next day.
+	Until *time.Time
+	// Local is At in the applied zone: the wall clock as read. It is in UTC
+	// when the zone is unknown.
+	Local time.Time
+	// HasClock reports that a time of day was written (false: a date only).
+	HasClock bool
+	// DateWritten reports that the date was written in the expression;
+	// otherwise it was inherited from the context's Date.
+	DateWritten bool
+	// DateKnown reports that the full date is known, written or inherited
+	// (a year-less date takes the context's year). When false, the date part
+	// of At is meaningless.
+	DateKnown bool
+	// ZoneName is the zone applied, as written ("PDT", "US/Pacific",
+	// "UTC-7") or as the context declared it; empty when unknown.
+	ZoneName string
+	// ZoneWritten reports that the zone was written in the expression;
+	// otherwise it was inherited from the context.
+	ZoneWritten bool
+	// ZoneKnown is false when no zone was written or inherited: At is then
+	// computed as if the clock were UTC and must not be trusted.
+	ZoneKnown bool
+	// ZoneAmbiguous reports a written abbreviation with other common
+	// readings (CST, BST, IST) that the context zone did not confirm.
+	ZoneAmbiguous bool
+}
+
+// ScanTimes returns every date and time expression in text, in order and
+// without overlaps. Expressions without their own date or zone take them
+// from ctx. It never fails: text that holds no expression gives nil.
+// Percentages, version numbers and IP addresses are not read as times.
+func ScanTimes(text string, ctx TimeContext) []Stamp {
+	p := stampParser{s: text, ctx: ctx}
+	var out []Stamp
+	for i := 0; i < len(text); {
+		if p.canStart(i) {
+			if x, ok := p.expr(i); ok && x.end > i {
+				out = append(out, p.build(x))
+				i = x.end
+				continue
+			}
+		}
+		if tsAlnum(text[i]) {
+			for i < len(text) && tsAlnum(text[i]) {
+				i++
+			}
+			continue
+		}
+		i++
+		for i < len(text) && text[i]&0xC0 == 0x80 { // continuation bytes
+			i++
+		}
+	}
+	return out
+}
+
+// ParseTime reads one time expression that must span s, once surrounding
+// white space is trimmed. Offsets in the Stamp are relative to s. It
+// reports false when s is not exactly one expression.
+func ParseTime(s string, ctx TimeContext) (Stamp, bool) {
+	off := len(s) - len(strings.TrimLeftFunc(s, unicode.IsSpace))
+	end := len(strings.TrimRightFunc(s, unicode.IsSpace))
+	if end <= off {
+		return Stamp{}, false
+	}
+	p := stampParser{s: s[:end], ctx: ctx}
+	x, ok := p.expr(off)
+	if !ok || x.start != off || x.end != end {
+		return Stamp{}, false
+	}
+	return p.build(x), true
+}
+
+// DeclaredDate returns the first full date (with its year) written in text,
+// such as a section intro or heading declares it: "On March 25, 2021", "15
+// Dec 2020", "2018년 7월 17일", "Tuesday, 2022-07-19". The result is
+// midnight UTC of the date as written (the wall date, not converted). It
+// reports false when text holds no dated expression.
+func DeclaredDate(text string) (time.Time, bool) {
+	for _, st := range ScanTimes(text, TimeContext{}) {
+		if st.DateWritten && st.DateKnown {
+			y, m, d := st.Local.Date()
+			return time.Date(y, m, d, 0, 0, 0, 0, time.UTC), true
+		}
+	}
+	return time.Time{}, false
+}
+
+// stampParser reads time expressions in s by recursive descent. Every
+// reading method takes a byte index and returns the index after what it read.
+type stampParser struct {
+	s   string
+	ctx TimeContext
+}
+
+// tsDate is a date as written; y is 0 when no year was written.
+type tsDate struct {
+	y, m, d     int
+	yearWritten bool
+	iso         bool // YYYY-MM-DD, which may be followed by T and a clock
+}
+
+// tsClock is a time of day as written.
+type tsClock struct {
+	h, m, sec, nsec int
+	hasSec          bool
+	mer             byte // 'a' or 'p' when AM/PM or 오전/오후 was written
+	korean          bool // 12시 17분
+	iso             bool // after the T of an ISO 8601 stamp
+}
+
+// hour24 applies the meridiem: PM adds 12 below 12, 12 AM is 0.
+func (c tsClock) hour24() int {
+	switch {
+	case c.mer == 'p' && c.h < 12:
+		return c.h + 12
+	case c.mer == 'a' && c.h == 12:
+		return 0
+	}
+	return c.h
+}
+
+// tsPoint is one side of an expression: a date, a clock or both, with an
+// optional zone.
+type tsPoint struct {
+	date       tsDate
+	hasDate    bool
+	clock      tsClock
+	hasClock   bool
+	zone       tsZone
+	hasZone    bool
+	start, end int
+}
+
+// tsExpr is a parsed expression: one point or a range of two.
+type tsExpr struct {
+	a, b       tsPoint
+	isRange    bool
+	start, end int
+}
+
+func tsDigit(c byte) bool  { return '0' <= c && c <= '9' }
+func tsUpper(c byte) bool  { return 'A' <= c && c <= 'Z' }
+func tsLetter(c byte) bool { return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' }
+func tsAlnum(c byte) bool  { return tsDigit(c) || tsLetter(c) }
+
+// at returns the byte at i, or 0 outside s.
+func (p *stampParser) at(i int) byte {
+	if i >= 0 && i < len(p.s) {
+		return p.s[i]
+	}
+	return 0
+}
+
+// has reports whether s continues with lit at i.
+func (p *stampParser) has(i int, lit string) bool {
+	return i >= 0 && i <= len(p.s) && strings.HasPrefix(p.s[i:], lit)
+}
+
+// digits reads a run of ASCII digits: its value (saturated), length and end.
+func (p *stampParser) digits(i int) (v, n, end int) {
+	for end = i; end < len(p.s) && tsDigit(p.s[end]); end++ {
+		if v < 1e9 {
+			v = v*10 + int(p.s[end]-'0')
+		}
+	}
+	return v, end - i, end
+}
+
+// word reads a run of ASCII letters.
+func (p *stampParser) word(i int) (string, int) {
+	e := i
+	for e < len(p.s) && tsLetter(p.s[e]) {
+		e++
+	}
+	return p.s[i:e], e
+}
+
+// ws skips blanks: spaces, tabs, no-break and thin spaces (U+00A0,
+// U+2000–U+200A, U+202F), and at most one line break when nl is set (table
+// cells and stamps split across elements arrive on separate lines; a blank
+// line always ends an expression).
+func (p *stampParser) ws(i int, nl bool) int {
+	for i < len(p.s) {
+		c := p.s[i]
+		switch {
+		case c == ' ' || c == '\t' || c == '\r':
+			i++
+		case c == '\n' && nl:
+			nl = false
+			i++
+		case c == 0xC2 && p.at(i+1) == 0xA0:
+			i += 2
+		case c == 0xE2 && p.at(i+1) == 0x80 && (p.at(i+2) == 0xAF || 0x80 <= p.at(i+2) && p.at(i+2) <= 0x8A):
+			i += 3
+		default:
+			return i
+		}
+	}
+	return i
+}
+
+// wordIs reports whether the ASCII word at i equals w, ignoring case, and
+// returns its end.
+func (p *stampParser) wordIs(i int, w string) (int, bool) {
+	got, e := p.word(i)
+	return e, len(got) == len(w) && strings.EqualFold(got, w)
+}
+
+// canStart reports whether an expression may begin at i: a digit, a letter
+// or 오전/오후 at a word start. Digits after '.', ':', '+', '-' or '/' are
+// parts of versions, addresses, offsets or paths.
+func (p *stampParser) canStart(i int) bool {
+	c := p.s[i]
+	if i > 0 {
+		prev := p.s[i-1]
+		if tsAlnum(prev) || prev == '_' {
+			return false
+		}
+		if tsDigit(c) && (prev == '.' || prev == ':' || prev == '+' || prev == '-' || prev == '/' || prev == '\\') {
+			return false
+		}
+	}
+	switch {
+	case tsDigit(c), tsLetter(c):
+		return true
+	case c == 0xEC:
+		return p.has(i, "오전") || p.has(i, "오후")
+	}
+	return false
+}
+
+// expr reads one expression at i: a keyword range ("between … and …",
+// "from … to …"), an unmarked range ("07:08–12:43 UTC") or a single point.
+func (p *stampParser) expr(i int) (tsExpr, bool) {
+	if tsLetter(p.at(i)) {
+		kw := ""
+		we, ok := p.wordIs(i, "between")
+		if ok {
+			kw = "between"
+		} else if we, ok = p.wordIs(i, "from"); ok {
+			kw = "from"
+		}
+		if kw != "" {
+			j := p.ws(we, false)
+			if j == we {
+				return tsExpr{}, false
+			}
+			a, ok := p.point(j)
+			if !ok {
+				return tsExpr{}, false
+			}
+			if b, ok := p.rangeTail(a, kw); ok {
+				return tsExpr{a: a, b: b, isRange: true, start: i, end: b.end}, true
+			}
+			return tsExpr{a: a, start: a.start, end: a.end}, true
+		}
+	}
+	a, ok := p.point(i)
+	if !ok {
+		return tsExpr{}, false
+	}
+	if a.hasClock {
+		if b, ok := p.rangeTail(a, ""); ok {
+			return tsExpr{a: a, b: b, isRange: true, start: a.start, end: b.end}, true
+		}
+	}
+	return tsExpr{a: a, start: a.start, end: a.end}, true
+}
+
+// rangeTail reads the connector and second point of a range after a. kw is
+// the range's keyword ("between", "from") or empty. Without a keyword both
+// points need a clock; with one, both need a clock or neither has one.
+func (p *stampParser) rangeTail(a tsPoint, kw string) (tsPoint, bool) {
+	j := p.ws(a.end, false)
+	k, spaceAfter := -1, false
+	switch kw {
+	case "between":
+		if e, ok := p.wordIs(j, "and"); ok {
+			k, spaceAfter = e, true
+		} else if p.at(j) == '&' {
+			k = j + 1
+		}
+	default:
+		for _, w := range [...]string{"to", "until", "till", "through", "thru"} {
+			if e, ok := p.wordIs(j, w); ok {
+				k, spaceAfter = e, true
+				break
+			}
+		}
+		if k < 0 {
+			switch {
+			case p.at(j) == '-' || p.at(j) == '~':
+				k = j + 1
+			case p.has(j, "–") || p.has(j, "—"):
+				k = j + len("–")
+			case kw == "" && p.has(j, "부터"):
+				k = j + len("부터")
+			}
+		}
+	}
+	if k < 0 {
+		return tsPoint{}, false
+	}
+	k2 := p.ws(k, false)
+	if spaceAfter && k2 == k {
+		return tsPoint{}, false
+	}
+	b, ok := p.point(k2)
+	if !ok || b.hasClock != a.hasClock || (kw == "" && !b.hasClock) {
+		return tsPoint{}, false
+	}
+	if p.has(b.end, "까지") {
+		b.end += len("까지")
+	}
+	return b, true
+}
+
+// point reads a date, a clock or both, in either order, with a zone.
+func (p *stampParser) point(i int) (tsPoint, bool) {
+	if d, e, ok := p.date(i); ok {
+		pt := tsPoint{date: d, hasDate: true, start: i, end: e}
+		if c, ce, ok := p.clockAfterDate(e, d); ok {
+			z, ze, zok := p.clockZone(ce, c)
+			if zok || !tsLetter(p.at(ce)) { // a clock glued to a word is no clock
+				pt.clock, pt.hasClock, pt.end = c, true, ce
+				if zok {
+					pt.zone, pt.hasZone, pt.end = z, true, ze
+				}
+			}
+		}
+		return pt, true
+	}
+	c, ce, ok := p.clock(i)
+	if !ok {
+		return tsPoint{}, false
+	}
+	pt := tsPoint{clock: c, hasClock: true, start: i, end: ce}
+	if z, ze, ok := p.clockZone(ce, c); ok {
+		pt.zone, pt.hasZone, pt.end = z, true, ze
+	} else if tsLetter(p.at(ce)) {
+		return tsPoint{}, false // "1:30h", "12:00x"
+	}
+	if d, de, ok := p.dateAfterClock(pt.end); ok {
+		pt.date, pt.hasDate, pt.end = d, true, de
+	}
+	return pt, true
+}
+
+// clockAfterDate reads the clock that follows a date: "T19:44" after an ISO
+// date, or after blanks, a comma, "at", "@", "-", "–", "|".
+func (p *stampParser) clockAfterDate(e int, d tsDate) (tsClock, int, bool) {
+	if d.iso && p.at(e) == 'T' {
+		c, ce, ok := p.clockBare(e + 1)
+		if !ok || c.korean || !strings.Contains(p.s[e+1:ce], ":") {
+			return tsClock{}, e, false
+		}
+		c.iso = true
+		return c, ce, true
+	}
+	j := p.ws(e, true)
+	if p.at(j) == ',' {
+		j = p.ws(j+1, true)
+	}
+	if we, ok := p.wordIs(j, "at"); ok {
+		if k := p.ws(we, false); k > we {
+			j = k
+		}
+	} else if c := p.at(j); c == '@' || c == '-' || c == '|' {
+		j = p.ws(j+1, false)
+	} else if p.has(j, "–") || p.has(j, "—") {
+		j = p.ws(j+len("–"), false)
+	}
+	if j == e {
+		return tsClock{}, e, false
+	}
+	return p.clock(j)
+}
+
+// dateAfterClock reads a date that follows a clock and its zone: "on
+// October 19", "on the 17th of July", ", 17 July 2018".
+func (p *stampParser) dateAfterClock(i int) (tsDate, int, bool) {
+	j := p.ws(i, false)
+	sep := false
+	if p.at(j) == ',' {
+		sep, j = true, p.ws(j+1, false)
+	}
+	if we, ok := p.wordIs(j, "on"); ok {
+		if k := p.ws(we, false); k > we {
+			sep, j = true, k
+			if te, ok := p.wordIs(j, "the"); ok {
+				if k2 := p.ws(te, false); k2 > te {
+					j = k2
+				}
+			}
+		}
+	}
+	if !sep {
+		return tsDate{}, i, false
+	}
+	return p.date(j)
+}
+
+// clockZone reads the zone written after a clock: "Z" or a numeric offset
+// attached to an ISO clock or one with seconds, an RFC 1123 "+0000", or a
+// zone name, possibly in parentheses ("(KST)", "(UTC-7)", "(all times are
+// US/Pacific)") and possibly restated in parentheses ("PDT (UTC-7)").
+func (p *stampParser) clockZone(i int, c tsClock) (tsZone, int, bool) {
+	if p.at(i) == 'Z' && !tsAlnum(p.at(i+1)) {
+		return tsZone{name: "UTC", loc: time.UTC}, i + 1, true
+	}
+	if c.iso || c.hasSec {
+		if off, e, ok := p.offset(i, true); ok {
+			return tsZone{name: p.s[i:e], offset: off}, e, true
+		}
+		if p.at(i) == ' ' {
+			if off, e, ok := p.offset(i+1, true); ok && e-i == 6 { // " +0000"
+				return tsZone{name: p.s[i+1 : e], offset: off}, e, true
+			}
+			if p.at(i+1) == 'Z' && !tsAlnum(p.at(i+2)) {
+				return tsZone{name: "UTC", loc: time.UTC}, i + 2, true
+			}
+		}
+	}
+	j := p.ws(i, true)
+	if p.at(j) == '(' {
+		k := p.skipAllTimesAre(p.ws(j+1, false))
+		z, e, ok := p.zoneName(k)
+		if !ok {
+			var off int
+			if off, e, ok = p.offset(k, false); !ok {
+				return tsZone{}, i, false
+			}
+			z = tsZone{name: p.s[k:e], offset: off}
+		}
+		e = p.ws(e, false)
+		if p.at(e) != ')' {
+			return tsZone{}, i, false
+		}
+		return z, e + 1, true
+	}
+	z, e, ok := p.zoneName(j)
+	if !ok {
+		return tsZone{}, i, false
+	}
+	return z, p.zoneParenTail(e), true
+}
+
+// skipAllTimesAre skips "all times are (in)" at i inside parentheses.
+func (p *stampParser) skipAllTimesAre(i int) int {
+	j := i
+	if e, ok := p.wordIs(j, "all"); ok {
+		j = p.ws(e, false)
+	}
+	e, ok := p.wordIs(j, "times")
+	if !ok {
+		return i
+	}
+	j = p.ws(e, false)
+	if e, ok := p.wordIs(j, "are"); ok {
+		j = p.ws(e, false)
+	}
+	if e, ok := p.wordIs(j, "in"); ok {
+		j = p.ws(e, false)
+	}
+	return j
+}
+
+// date reads a date, with an optional weekday before it ("Tuesday,
+// 2022-07-19", "Wed, 07 Oct 2026").
+func (p *stampParser) date(i int) (tsDate, int, bool) {
+	if tsLetter(p.at(i)) {
+		w, e := p.word(i)
+		if tsWeekday(w) {
+			j := e
+			if p.at(j) == '.' {
+				j++
+			}
+			if p.at(j) == ',' {
+				j++
+			}
+			k := p.ws(j, true)
+			if k == e {
+				return tsDate{}, i, false
+			}
+			return p.dateBare(k)
+		}
+	}
+	return p.dateBare(i)
+}
+
+// dateBare reads a date without a weekday: ISO 2018-07-17 (or 2018/07/17),
+// Korean 2018년 7월 17일 and 7월 17일, dotted 2018. 7. 17., month first
+// (July 17, 2018; Nov. 18th) or day first (15 Dec 2020; 17th of July).
+func (p *stampParser) dateBare(i int) (tsDate, int, bool) {
+	c := p.at(i)
+	if tsLetter(c) {
+		return p.dateMonthFirst(i)
+	}
+	if !tsDigit(c) {
+		return tsDate{}, i, false
+	}
+	v, n, e := p.digits(i)
+	switch {
+	case n == 4 && (p.at(e) == '-' || p.at(e) == '/'):
+		return p.dateISO(v, e)
+	case n == 4 && p.has(e, "년"):
+		if v < 1900 || v > 2199 {
+			return tsDate{}, i, false
+		}
+		return p.dateKorean(v, p.ws(e+len("년"), false))
+	case n == 4 && p.at(e) == '.':
+		return p.dateDotted(v, e)
+	case n == 1 || n == 2:
+		if p.has(e, "월") {
+			return p.dateKorean(0, i)
+		}
+		return p.dateDayFirst(v, e)
+	}
+	return tsDate{}, i, false
+}
+
+// dateISO reads the rest of YYYY-MM-DD or YYYY/MM/DD; e is at the separator.
+func (p *stampParser) dateISO(y, e int) (tsDate, int, bool) {
+	sep := p.s[e]
+	mo, mn, e2 := p.digits(e + 1)
+	if mn < 1 || mn > 2 || p.at(e2) != sep {
+		return tsDate{}, e, false
+	}
+	d, dn, e3 := p.digits(e2 + 1)
+	if dn < 1 || dn > 2 || !tsValidDate(y, mo, d) || y < 1900 || y > 2199 {
+		return tsDate{}, e, false
+	}
+	if nx := p.at(e3); nx == '/' || (nx == sep || nx == '.') && tsDigit(p.at(e3+1)) {
+		return tsDate{}, e, false // a path or a longer dotted/dashed number
+	}
+	return tsDate{y: y, m: mo, d: d, yearWritten: true, iso: sep == '-'}, e3, true
+}
+
+// dateKorean reads M월 D일 at j, with an optional weekday after it ("(화)",
+// "화요일"). y is 0 when no year was written.
+func (p *stampParser) dateKorean(y, j int) (tsDate, int, bool) {
+	mo, mn, e := p.digits(j)
+	if mn < 1 || mn > 2 || !p.has(e, "월") {
+		return tsDate{}, j, false
+	}
+	k := p.ws(e+len("월"), false)
+	d, dn, e2 := p.digits(k)
+	if dn < 1 || dn > 2 || !p.has(e2, "일") || !tsValidDate(y, mo, d) {
+		return tsDate{}, j, false
+	}
+	end := e2 + len("일")
+	// Weekday: "(화)", "(화요일)", "화요일".
+	w := p.ws(end, false)
+	paren := p.at(w) == '('
+	if paren {
+		w = p.ws(w+1, false)
+	}
+	if w+3 <= len(p.s) && strings.Contains("월화수목금토일", p.s[w:w+3]) && p.s[w]&0xC0 == 0xC0 {
+		x := w + 3
+		if p.has(x, "요일") {
+			x += len("요일")
+		}
+		switch {
+		case paren && p.at(p.ws(x, false)) == ')':
+			end = p.ws(x, false) + 1
+		case !paren && x > w+3:
+			end = x
+		}
+	}
+	return tsDate{y: y, m: mo, d: d, yearWritten: y != 0}, end, true
+}
+
+// dateDotted reads the rest of a Korean dotted date, 2018. 7. 17. (spaced,
+// trailing dot) or 2018.07.17 (unspaced: two-digit month and day, so that
+// versions such as 2019.1.2 stay versions); e is at the first dot.
+func (p *stampParser) dateDotted(y, e int) (tsDate, int, bool) {
+	k := p.ws(e+1, false)
+	spaced := k > e+1
+	mo, mn, e2 := p.digits(k)
+	if mn < 1 || mn > 2 || p.at(e2) != '.' {
+		return tsDate{}, e, false
+	}
+	k2 := p.ws(e2+1, false)
+	d, dn, e3 := p.digits(k2)
+	if dn < 1 || dn > 2 || (k2 > e2+1) != spaced || !spaced && (mn != 2 || dn != 2) {
+		return tsDate{}, e, false
+	}
+	if p.at(e3) == '.' && tsDigit(p.at(e3+1)) || !tsValidDate(y, mo, d) || y < 1900 || y > 2199 {
+		return tsDate{}, e, false
+	}
+	if spaced && p.at(e3) == '.' {
+		e3++
+	}
+	return tsDate{y: y, m: mo, d: d, yearWritten: true}, e3, true
+}
+
+// dateMonthFirst reads "July 17, 2018", "Jul 17 2018", "Nov. 18th",
+// "February 28th 2017", "October 19".
+func (p *stampParser) dateMonthFirst(i int) (tsDate, int, bool) {
+	w, we := p.word(i)
+	mo := tsMonth(w)
+	if mo == 0 {
+		return tsDate{}, i, false
+	}
+	j := we
+	if p.at(j) == '.' {
+		j++
+	}
+	k := p.ws(j, false)
+	if k == j {
+		return tsDate{}, i, false
+	}
+	d, dn, e := p.digits(k)
+	if dn < 1 || dn > 2 || p.at(e) == ':' || p.at(e) == '%' || p.at(e) == '.' && tsDigit(p.at(e+1)) {
+		return tsDate{}, i, false
+	}
+	e = p.ordinal(e)
+	if tsLetter(p.at(e)) {
+		return tsDate{}, i, false
+	}
+	dt := tsDate{m: mo, d: d}
+	if y, ye, ok := p.yearAfter(e); ok {
+		dt.y, dt.yearWritten, e = y, true, ye
+	}
+	if !tsValidDate(dt.y, mo, d) {
+		return tsDate{}, i, false
+	}
+	return dt, e, true
+}
+
+// dateDayFirst reads the rest of "15 Dec 2020", "29 July 2022", "18 Nov.
+// 2025", "17th of July"; v is the day and e the end of its digits.
+func (p *stampParser) dateDayFirst(v, e int) (tsDate, int, bool) {
+	j := p.ordinal(e)
+	k := p.ws(j, false)
+	if k == j {
+		return tsDate{}, e, false
+	}
+	if oe, ok := p.wordIs(k, "of"); ok && j > e {
+		if k2 := p.ws(oe, false); k2 > oe {
+			k = k2
+		}
+	}
+	w, we := p.word(k)
+	mo := tsMonth(w)
+	if mo == 0 || tsDigit(p.at(we)) {
+		return tsDate{}, e, false
+	}
+	dt := tsDate{m: mo, d: v}
+	end := we
+	if y, ye, ok := p.yearAfter(we); ok {
+		dt.y, dt.yearWritten, end = y, true, ye
+	}
+	if !tsValidDate(dt.y, mo, v) {
+		return tsDate{}, e, false
+	}
+	return dt, end, true
+}
+
+// ordinal skips an English ordinal suffix (st, nd, rd, th) at e.
+func (p *stampParser) ordinal(e int) int {
+	if e+2 <= len(p.s) && !tsLetter(p.at(e+2)) {
+		switch strings.ToLower(p.s[e : e+2]) {
+		case "st", "nd", "rd", "th":
+			return e + 2
+		}
+	}
+	return e
+}
+
+// yearAfter reads the year after a month-name date: ", 2018", " 2018",
+// ". 2025" (after a dotted month).
+func (p *stampParser) yearAfter(i int) (int, int, bool) {
+	j := i
+	if p.at(j) == '.' {
+		j++
+	}
+	if p.at(j) == ',' {
+		j++
+	}
+	k := p.ws(j, false)
+	if k == i {
+		return 0, i, false
+	}
+	v, n, e := p.digits(k)
+	if n != 4 || v < 1900 || v > 2199 || p.at(e) == ':' || tsLetter(p.at(e)) || p.at(e) == '.' && tsDigit(p.at(e+1)) || p.has(e, "년") {
+		return 0, i, false
+	}
+	return v, e, true
+}
+
+// clock reads a time of day with an optional Korean meridiem before it:
+// "14:39", "9:37AM", "1:40 p.m.", "5 PM", "12시 17분", "오후 3:17".
+func (p *stampParser) clock(i int) (tsClock, int, bool) {
+	var mer byte
+	j := i
+	switch {
+	case p.has(i, "오전"):
+		mer, j = 'a', p.ws(i+len("오전"), false)
+	case p.has(i, "오후"):
+		mer, j = 'p', p.ws(i+len("오후"), false)
+	}
+	c, e, ok := p.clockBare(j)
+	if !ok {
+		return tsClock{}, i, false
+	}
+	if mer != 0 && c.mer == 0 {
+		c.mer = mer
+	}
+	return c, e, true
+}
+
+// clockBare reads H:MM[:SS[.fff]] with an optional AM/PM, Korean H시 [M분
+// [S초]] or H시 반, or an hour with AM/PM ("9am", "5 PM").
+func (p *stampParser) clockBare(i int) (tsClock, int, bool) {
+	v, n, e := p.digits(i)
+	if n < 1 || n > 2 {
+		return tsClock{}, i, false
+	}
+	c := tsClock{h: v}
+	switch {
+	case p.at(e) == ':':
+		m, mn, e2 := p.digits(e + 1)
+		if mn != 2 || m > 59 {
+			return tsClock{}, i, false
+		}
+		c.m, e = m, e2
+		if p.at(e) == ':' {
+			s, sn, e3 := p.digits(e + 1)
+			if sn != 2 || s > 60 {
+				return tsClock{}, i, false
+			}
+			c.sec, c.hasSec, e = s, true, e3
+			if (p.at(e) == '.' || p.at(e) == ',') && tsDigit(p.at(e+1)) {
+				e++
+				scale := 100000000
+				for ; e < len(p.s) && tsDigit(p.s[e]); e++ {
+					c.nsec += int(p.s[e]-'0') * scale
+					scale /= 10
+				}
+			}
+		}
+		if (p.at(e) == ':' || p.at(e) == '.') && tsDigit(p.at(e+1)) {
+			return tsClock{}, i, false // 12:34:56:78, 12:17.5
+		}
+		if c.h > 24 || c.h == 24 && (c.m != 0 || c.sec != 0) {
+			return tsClock{}, i, false
+		}
+		if mer, me, ok := p.meridiem(e); ok {
+			if c.h <= 12 {
+				c.mer = mer
+			}
+			e = me
+		}
+		return c, e, true
+	case p.has(e, "시") && !p.has(e+len("시"), "간"):
+		if c.h > 24 {
+			return tsClock{}, i, false
+		}
+		c.korean = true
+		e += len("시")
+		k := p.ws(e, false)
+		if m, mn, e2 := p.digits(k); mn >= 1 && mn <= 2 && p.has(e2, "분") && m <= 59 {
+			c.m, e = m, e2+len("분")
+			k2 := p.ws(e, false)
+			if s, sn, e3 := p.digits(k2); sn >= 1 && sn <= 2 && p.has(e3, "초") && s <= 60 {
+				c.sec, c.hasSec, e = s, true, e3+len("초")
+			}
+		} else if p.has(k, "반") {
+			c.m, e = 30, k+len("반")
+		}
+		return c, e, true
+	default:
+		if mer, me, ok := p.meridiem(e); ok && c.h >= 1 && c.h <= 12 {
+			c.mer = mer
+			return c, me, true
+		}
+	}
+	return tsClock{}, i, false
+}
+
+// meridiem reads AM/PM after a clock, spaced or not: am, pm, AM, a.m., p.m.
+func (p *stampParser) meridiem(i int) (byte, int, bool) {
+	j := p.ws(i, false)
+	c := p.at(j) | 0x20
+	if c != 'a' && c != 'p' {
+		return 0, i, false
+	}
+	k := j + 1
+	dotted := p.at(k) == '.'
+	if dotted {
+		k++
+	}
+	if p.at(k)|0x20 != 'm' {
+		return 0, i, false
+	}
+	k++
+	if dotted && p.at(k) == '.' {
+		k++
+	}
+	if tsAlnum(p.at(k)) {
+		return 0, i, false
+	}
+	return c, k, true
+}
+
+// build resolves a parsed expression into a Stamp.
+func (p *stampParser) build(x tsExpr) Stamp {
+	a, b := x.a, x.b
+	bOwnDate := b.hasDate
+	if x.isRange {
+		// A zone, date or meridiem written on one end applies to both.
+		if !a.hasZone && b.hasZone {
+			a.zone, a.hasZone = b.zone, true
+		} else if !b.hasZone && a.hasZone {
+			b.zone, b.hasZone = a.zone, true
+		}
+		if !a.hasDate && b.hasDate {
+			a.date, a.hasDate = b.date, true
+		} else if !b.hasDate && a.hasDate {
+			b.date, b.hasDate = a.date, true
+		}
+		if a.hasClock && b.hasClock {
+			if a.clock.mer == 0 && b.clock.mer != 0 && a.clock.h >= 1 && a.clock.h <= 12 {
+				c := a.clock
+				c.mer = b.clock.mer
+				if c.hour24() <= b.clock.hour24() {
+					a.clock = c
+				}
+			} else if b.clock.mer == 0 && a.clock.mer != 0 && b.clock.h >= 1 && b.clock.h <= 12 {
+				c := b.clock
+				c.mer = a.clock.mer
+				if c.hour24() >= a.clock.hour24() {
+					b.clock = c
+				}
+			}
+		}
+	}
+	ra := p.resolve(a, 0)
+	st := Stamp{
+		Start: x.start, End: x.end, Text: p.s[x.start:x.end],
+		At: ra.wall.UTC(), Local: ra.wall,
+		HasClock: a.hasClock, DateWritten: a.hasDate, DateKnown: ra.dateKnown,
+		ZoneName: ra.zoneName, ZoneWritten: a.hasZone, ZoneKnown: ra.zoneKnown,
+		ZoneAmbiguous: ra.ambiguous,
+	}
+	if x.isRange {
+		rb := p.resolve(b, 0)
+		if !bOwnDate && b.hasClock && rb.wall.Before(ra.wall) {
+			rb = p.resolve(b, 1) // 23:10–00:40: the end is on the next day
+		}
+		u := rb.wall.UTC()
+		st.Until = &u
+		st.DateKnown = st.DateKnown && rb.dateKnown
+	}
+	return st
+}
+
+// tsResolved is a point resolved against the context.
+type tsResolved struct {
+	wall      time.Time
+	dateKnown bool
+	zoneName  string
+	zoneKnown bool
+	ambiguous bool
+}
+
+// resolve computes the wall time of a point in its zone: the date written
+// (year inferred when missing) or the context's, and the zone written, the
+// context's, or UTC marked unknown. addDays moves the date forward.
+func (p *stampParser) resolve(pt tsPoint, addDays int) tsResolved {
+	var y, m, d int
+	r := tsResolved{dateKnown: true}
+	switch {
+	case pt.hasDate:
+		y, m, d = pt.date.y, pt.date.m, pt.date.d
+		if !pt.date.yearWritten {
+			y, r.dateKnown = p.inferYear(m, d)
+		}
+	case !p.ctx.Date.IsZero():
+		yy, mm, dd := p.ctx.Date.Date()
+		y, m, d = yy, int(mm), dd
+	default:
+		y, m, d, r.dateKnown = 0, 1, 1, false
+	}
+	var h, mi, sec, ns int
+	if pt.hasClock {
+		h, mi, sec, ns = pt.clock.hour24(), pt.clock.m, pt.clock.sec, pt.clock.nsec
+	}
+	d += addDays
+	var loc *time.Location
+	switch {
+	case pt.hasZone:
+		r.zoneName, r.zoneKnown, r.ambiguous = pt.zone.name, true, pt.zone.ambiguous
+		loc = pt.zone.location()
+		if pt.zone.abbrev && p.ctx.Zone != nil {
+			// An abbreviation the context zone uses on that day takes the
+			// context's reading (CST in Asia/Shanghai, IST in Europe/Dublin).
+			t := time.Date(y, time.Month(m), d, h, mi, sec, ns, p.ctx.Zone)
+			if name, _ := t.Zone(); name == pt.zone.name {
+				loc, r.ambiguous = p.ctx.Zone, false
+			}
+		}
+	case p.ctx.Zone != nil:
+		loc, r.zoneKnown, r.zoneName = p.ctx.Zone, true, p.ctx.ZoneName
+		if r.zoneName == "" {
+			r.zoneName = p.ctx.Zone.String()
+		}
+	default:
+		loc = time.UTC
+	}
+	r.wall = time.Date(y, time.Month(m), d, h, mi, sec, ns, loc)
+	return r
+}
+
+// inferYear gives a year-less date the context's year, minus one when the
+// result falls more than 7 days after the context's date (a December stamp
+// in a January report).
+func (p *stampParser) inferYear(m, d int) (int, bool) {
+	y, ref := p.ctx.Year, p.ctx.Date
+	if y == 0 {
+		if ref.IsZero() {
+			return 0, false
+		}
+		y = ref.Year()
+	}
+	if !ref.IsZero() {
+		ry, rm, rd := ref.Date()
+		limit := time.Date(ry, rm, rd+7, 0, 0, 0, 0, time.UTC)
+		if time.Date(y, time.Month(m), d, 0, 0, 0, 0, time.UTC).After(limit) {
+			y--
+		}
+	}
+	return y, true
+}
+
+// tsValidDate checks a month and day; y == 0 (unknown year) allows 29 February.
+func tsValidDate(y, m, d int) bool {
+	if m < 1 || m > 12 || d < 1 {
+		return false
+	}
+	if y == 0 {
+		y = 2000
+	}
+	return d <= time.Date(y, time.Month(m)+1, 0, 0, 0, 0, 0, time.UTC).Day()
+}
+
+// tsMonths maps lower-case month names and abbreviations to months.
+var tsMonths = map[string]int{
+	"january": 1, "february": 2, "march": 3, "april": 4, "may": 5, "june": 6,
+	"july": 7, "august": 8, "september": 9, "october": 10, "november": 11, "december": 12,
+	"jan": 1, "feb": 2, "mar": 3, "apr": 4, "jun": 6, "jul": 7, "aug": 8,
+	"sep": 9, "sept": 9, "oct": 10, "nov": 11, "dec": 12,
+}
+
+// tsWeekdays holds lower-case weekday names and abbreviations.
+var tsWeekdays = map[string]bool{
+	"monday": true, "tuesday": true, "wednesday": true, "thursday": true, "friday": true,
+	"saturday": true, "sunday": true, "mon": true, "tue": true, "tues": true, "wed": true,
+	"thu": true, "thur": true, "thurs": true, "fri": true, "sat": true, "sun": true,
+}
+
+// tsLowerKey lower-cases a short ASCII word into buf for a map lookup.
+func tsLowerKey(buf *[9]byte, w string) []byte {
+	for i := 0; i < len(w); i++ {
+		buf[i] = w[i] | 0x20
+	}
+	return buf[:len(w)]
+}
+
+// tsMonth returns the month a word names, or 0. Lower-case "may" is the verb.
+func tsMonth(w string) int {
+	if len(w) < 3 || len(w) > 9 || w == "may" {
+		return 0
+	}
+	var buf [9]byte
+	return tsMonths[string(tsLowerKey(&buf, w))]
+}
+
+// tsWeekday reports whether a word names a weekday.
+func tsWeekday(w string) bool {
+	if len(w) < 3 || len(w) > 9 {
+		return false
+	}
+	var buf [9]byte
+	return tsWeekdays[string(tsLowerKey(&buf, w))]
+}

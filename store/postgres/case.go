@@ -1,0 +1,293 @@
+package postgres
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/incidentlib/casefile"
+	"github.com/incidentlib/casefile/store"
+)
+
+// SaveDraft stores the draft for the submission's source in one
+// transaction: a new case with the next IL id (Inserted), or a new version
+// of the source's case while it is a draft, or nothing when the case was
+// already approved or rejected (Kept, the case left as it was). The stored
+// case gets its IL id, the update time and the source's archive link where
+// the draft has none; the submission is marked drafted. Concurrent calls
+// for one source make one case: the source row is locked first. Errors:
+// ErrNotFound for an unknown submission, ErrTransient when the database is
+// unreachable.
+func (s *Store) SaveDraft(ctx context.Context, submissionID int64, d casefile.Draft) (casefile.SaveResult, error) {
+	evidence, err := json.Marshal(d.Evidence)
+	if err != nil {
+		return casefile.SaveResult{}, fmt.Errorf("save draft of submission %d: encode evidence: %w", submissionID, err)
+	}
+	var res casefile.SaveResult
+	err = s.inTx(ctx, fmt.Sprintf("save draft of submission %d", submissionID), func(tx pgx.Tx) error {
+		res = casefile.SaveResult{}
+		now := s.now()
+		var sourceID int64
+		var sourceURL, archived string
+		err := tx.QueryRow(ctx, `
+			SELECT s.id, s.url, s.archived
+			FROM submissions sub JOIN sources s ON s.id = sub.source_id
+			WHERE sub.id = $1
+			FOR UPDATE OF s`, submissionID).Scan(&sourceID, &sourceURL, &archived)
+		if err != nil {
+			return notFound(err, "submission %d not found", submissionID)
+		}
+
+		var id int64
+		var status string
+		var version int
+		err = tx.QueryRow(ctx, `SELECT id, case_id, status, version FROM cases WHERE source_id = $1 FOR UPDATE`,
+			sourceID).Scan(&id, &res.CaseID, &status, &version)
+		found := err == nil
+		if err != nil && !errors.Is(err, pgx.ErrNoRows) {
+			return err
+		}
+
+		if found && casefile.CaseStatus(status) != casefile.CaseDraft {
+			res.Kept = true
+			return markDrafted(ctx, tx, submissionID, now)
+		}
+
+		if archived == "" {
+			if a := store.DraftArchived(d.Case, sourceURL); a != "" {
+				archived = a
+				if _, err := tx.Exec(ctx, `UPDATE sources SET archived = $2, archive_state = 'archived' WHERE id = $1`, sourceID, a); err != nil {
+					return err
+				}
+			}
+		}
+
+		if !found {
+			var n int64
+			if err := tx.QueryRow(ctx, `SELECT nextval('case_number_seq')`).Scan(&n); err != nil {
+				return err
+			}
+			res.CaseID = store.CaseID(n)
+			res.Inserted = true
+			body, err := json.Marshal(store.PrepareDraft(d.Case, res.CaseID, sourceURL, archived, now))
+			if err != nil {
+				return fmt.Errorf("encode case: %w", err)
+			}
+			version = 1
+			err = tx.QueryRow(ctx, `
+				INSERT INTO cases (case_id, source_id, status, case_json, evidence_json, version, created_at, updated_at)
+				VALUES ($1, $2, 'draft', $3, $4, 1, $5, $5)
+				ON CONFLICT (source_id) DO NOTHING
+				RETURNING id`, res.CaseID, sourceID, body, evidence, now).Scan(&id)
+			if errors.Is(err, pgx.ErrNoRows) {
+				return errRetry // cannot happen while the source row is locked
+			}
+			if err != nil {
+				return err
+			}
+			return saveVersion(ctx, tx, id, version, submissionID, body, evidence, sourceID, d.Case, sourceURL, now)
+		}
+
+		body, err := json.Marshal(store.PrepareDraft(d.Case, res.CaseID, sourceURL, archived, now))
+		if err != nil {
+			return fmt.Errorf("encode case: %w", err)
+		}
+		err = tx.QueryRow(ctx, `
+			UPDATE cases SET case_json = $2, evidence_json = $3, version = version + 1, updated_at = $4
+			WHERE id = $1 RETURNING version`, id, body, evidence, now).Scan(&version)
+		if err != nil {
+			return err
+		}
+		return saveVersion(ctx, tx, id, version, submissionID, body, evidence, sourceID, d.Case, sourceURL, now)
+	})
+	if err != nil {
+		return casefile.SaveResult{}, err
+	}
+	return res, nil
+}
+
+// saveVersion records a stored draft as a version of its case, notes the
+// fetch on the source and marks the submission drafted.
+func saveVersion(ctx context.Context, tx pgx.Tx, caseRowID int64, version int, submissionID int64, body, evidence []byte,
+	sourceID int64, c casefile.Case, sourceURL string, now time.Time) error {
+	_, err := tx.Exec(ctx, `
+		INSERT INTO case_versions (case_id, version, submission_id, case_json, evidence_json, created_at)
+		VALUES ($1, $2, $3, $4, $5, $6)`, caseRowID, version, submissionID, body, evidence, now)
+	if err != nil {
+		return err
+	}
+	_, err = tx.Exec(ctx, `
+		UPDATE sources SET kind = CASE WHEN $2::text <> '' THEN $2::text ELSE kind END,
+			fetch_state = 'fetched', last_fetched_at = $3, updated_at = $3
+		WHERE id = $1`, sourceID, store.SourceKind(c, sourceURL), now)
+	if err != nil {
+		return err
+	}
+	return markDrafted(ctx, tx, submissionID, now)
+}
+
+func markDrafted(ctx context.Context, tx pgx.Tx, submissionID int64, now time.Time) error {
+	_, err := tx.Exec(ctx, `UPDATE submissions SET state = 'drafted', error = '', updated_at = $2 WHERE id = $1`,
+		submissionID, now)
+	return err
+}
+
+// SetArchived records archived as the archive link of the source with the
+// canonical URL sourceURL and writes it into the source's case JSON
+// (sources[].archived of the entry with that URL, else the first entry),
+// replacing an older link. Errors: ErrInvalid for an empty argument,
+// ErrNotFound for an unknown source.
+func (s *Store) SetArchived(ctx context.Context, sourceURL, archived string) error {
+	if sourceURL == "" || archived == "" {
+		return casefile.Errorf(casefile.ErrInvalid, "set archive link: source url and archive link are required")
+	}
+	return s.inTx(ctx, fmt.Sprintf("set archive link of %s", sourceURL), func(tx pgx.Tx) error {
+		now := s.now()
+		var sourceID int64
+		err := tx.QueryRow(ctx, `
+			UPDATE sources SET archived = $2, archive_state = 'archived', updated_at = $3
+			WHERE url = $1 RETURNING id`, sourceURL, archived, now).Scan(&sourceID)
+		if err != nil {
+			return notFound(err, "source %s not found", sourceURL)
+		}
+		return s.patchCaseArchived(ctx, tx, sourceID, sourceURL, archived, now)
+	})
+}
+
+// patchCaseArchived writes the archive link into the source's case, if it
+// has one.
+func (s *Store) patchCaseArchived(ctx context.Context, tx pgx.Tx, sourceID int64, sourceURL, archived string, now time.Time) error {
+	var id int64
+	var body []byte
+	err := tx.QueryRow(ctx, `SELECT id, case_json FROM cases WHERE source_id = $1 FOR UPDATE`, sourceID).Scan(&id, &body)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	var c casefile.Case
+	if err := json.Unmarshal(body, &c); err != nil {
+		return fmt.Errorf("decode case: %w", err)
+	}
+	if !store.PatchArchived(&c, sourceURL, archived, true) {
+		return nil
+	}
+	c.UpdatedAt = now.Format(store.TimeFormat)
+	if body, err = json.Marshal(c); err != nil {
+		return fmt.Errorf("encode case: %w", err)
+	}
+	_, err = tx.Exec(ctx, `UPDATE cases SET case_json = $2, updated_at = $3 WHERE id = $1`, id, body, now)
+	return err
+}
+
+const selectCase = `
+SELECT c.case_id, s.url, c.status, c.version, c.case_json, c.evidence_json, c.reject_reason,
+       c.created_at, c.updated_at
+FROM cases c JOIN sources s ON s.id = c.source_id`
+
+func scanCase(row pgx.Row) (casefile.StoredCase, error) {
+	var sc casefile.StoredCase
+	var status string
+	var body, evidence []byte
+	err := row.Scan(&sc.ID, &sc.SourceURL, &status, &sc.Version, &body, &evidence, &sc.RejectReason,
+		&sc.CreatedAt, &sc.UpdatedAt)
+	if err != nil {
+		return sc, err
+	}
+	sc.Status = casefile.CaseStatus(status)
+	sc.CreatedAt = sc.CreatedAt.UTC()
+	sc.UpdatedAt = sc.UpdatedAt.UTC()
+	if err := json.Unmarshal(body, &sc.Case); err != nil {
+		return sc, fmt.Errorf("decode case %s: %w", sc.ID, err)
+	}
+	if err := json.Unmarshal(evidence, &sc.Evidence); err != nil {
+		return sc, fmt.Errorf("decode evidence of case %s: %w", sc.ID, err)
+	}
+	return sc, nil
+}
+
+// Cases lists cases newest first, of one status when f.Status is set, at
+// most f.Limit of them (≤ 0 means store.DefaultLimit). An unknown status is
+// an ErrInvalid error.
+func (s *Store) Cases(ctx context.Context, f casefile.CaseFilter) ([]casefile.StoredCase, error) {
+	if f.Status != "" {
+		if err := store.CheckStatus(f.Status); err != nil {
+			return nil, err
+		}
+	}
+	var out []casefile.StoredCase
+	err := s.read(ctx, "list cases", func(q querier) error {
+		rows, err := q.Query(ctx, selectCase+`
+			WHERE $1::text = '' OR c.status = $1::text
+			ORDER BY c.id DESC
+			LIMIT $2`, string(f.Status), store.Limit(f.Limit))
+		if err != nil {
+			return err
+		}
+		out, err = pgx.CollectRows(rows, func(row pgx.CollectableRow) (casefile.StoredCase, error) {
+			return scanCase(row)
+		})
+		return err
+	})
+	return out, err
+}
+
+// Case returns the case with the IL id, or an ErrNotFound error.
+func (s *Store) Case(ctx context.Context, id string) (casefile.StoredCase, error) {
+	var sc casefile.StoredCase
+	err := s.read(ctx, fmt.Sprintf("read case %s", id), func(q querier) error {
+		var err error
+		sc, err = scanCase(q.QueryRow(ctx, selectCase+` WHERE c.case_id = $1`, id))
+		return notFound(err, "case %s not found", id)
+	})
+	return sc, err
+}
+
+// SetStatus records a review decision on the case with the IL id: approved
+// and rejected set review.reviewed_by (reviewer, null when empty) and
+// review.reviewed_at in the case JSON, draft reopens the case and clears
+// them. reason is kept as the reject reason when rejecting and ignored
+// otherwise. Errors: ErrInvalid for an unknown status, ErrNotFound for an
+// unknown case.
+func (s *Store) SetStatus(ctx context.Context, id string, status casefile.CaseStatus, reviewer, reason string) error {
+	if err := store.CheckStatus(status); err != nil {
+		return err
+	}
+	if status != casefile.CaseRejected {
+		reason = ""
+	}
+	return s.inTx(ctx, fmt.Sprintf("set status of case %s", id), func(tx pgx.Tx) error {
+		now := s.now()
+		var rowID int64
+		var body []byte
+		err := tx.QueryRow(ctx, `SELECT id, case_json FROM cases WHERE case_id = $1 FOR UPDATE`, id).Scan(&rowID, &body)
+		if err != nil {
+			return notFound(err, "case %s not found", id)
+		}
+		var c casefile.Case
+		if err := json.Unmarshal(body, &c); err != nil {
+			return fmt.Errorf("decode case: %w", err)
+		}
+		store.PatchReview(&c, status, reviewer, now)
+		c.UpdatedAt = now.Format(store.TimeFormat)
+		if body, err = json.Marshal(c); err != nil {
+			return fmt.Errorf("encode case: %w", err)
+		}
+		var reviewedAt *time.Time
+		if status != casefile.CaseDraft {
+			reviewedAt = &now
+		} else {
+			reviewer = ""
+		}
+		_, err = tx.Exec(ctx, `
+			UPDATE cases SET status = $2, case_json = $3, reviewed_by = $4, reviewed_at = $5,
+				reject_reason = $6, updated_at = $7
+			WHERE id = $1`, rowID, string(status), body, reviewer, reviewedAt, reason, now)
+		return err
+	})
+}

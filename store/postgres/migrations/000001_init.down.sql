@@ -1,0 +1,7 @@
+DROP TABLE IF EXISTS dead_letters;
+DROP TABLE IF EXISTS case_versions;
+DROP TABLE IF EXISTS cases;
+DROP SEQUENCE IF EXISTS case_number_seq;
+DROP TABLE IF EXISTS outbox;
+DROP TABLE IF EXISTS submissions;
+DROP TABLE IF EXISTS sources;

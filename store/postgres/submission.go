@@ -1,0 +1,266 @@
+package postgres
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/incidentlib/casefile"
+	"github.com/incidentlib/casefile/store"
+)
+
+const selectSubmission = `
+SELECT sub.id, s.url, sub.raw_url, sub.origin, sub.batch, sub.state, sub.error,
+       coalesce(c.case_id, ''), sub.attempts, sub.created_at, sub.updated_at
+FROM submissions sub
+JOIN sources s ON s.id = sub.source_id
+LEFT JOIN cases c ON c.source_id = sub.source_id`
+
+func scanSubmission(row pgx.Row) (casefile.Submission, error) {
+	var sub casefile.Submission
+	var origin, state string
+	err := row.Scan(&sub.ID, &sub.URL, &sub.RawURL, &origin, &sub.Batch, &state, &sub.Error,
+		&sub.CaseID, &sub.Attempts, &sub.CreatedAt, &sub.UpdatedAt)
+	sub.Origin = casefile.Origin(origin)
+	sub.State = casefile.SubmissionState(state)
+	sub.CreatedAt = sub.CreatedAt.UTC()
+	sub.UpdatedAt = sub.UpdatedAt.UTC()
+	return sub, err
+}
+
+func collectSubmissions(rows pgx.Rows, err error) ([]casefile.Submission, error) {
+	if err != nil {
+		return nil, err
+	}
+	return pgx.CollectRows(rows, func(row pgx.CollectableRow) (casefile.Submission, error) {
+		return scanSubmission(row)
+	})
+}
+
+// Submit records each URL as a source (upserted by canonical URL) with a
+// submission in state queued and an outbox entry, all in one transaction,
+// and returns the submissions in the order given. A submission whose
+// Archived is set stores it as the source's archive link (and in the
+// source's case, if any); an empty one never clears a link. A source that
+// already has a case reports its id in CaseID. Errors: ErrInvalid for an
+// empty URL or unknown origin (nothing is stored), ErrTransient when the
+// database is unreachable.
+func (s *Store) Submit(ctx context.Context, subs []casefile.NewSubmission) ([]casefile.Submission, error) {
+	checked := make([]casefile.NewSubmission, len(subs))
+	for i, ns := range subs {
+		c, err := store.CheckSubmission(ns)
+		if err != nil {
+			return nil, err
+		}
+		checked[i] = c
+	}
+	if len(checked) == 0 {
+		return nil, nil
+	}
+	var out []casefile.Submission
+	err := s.inTx(ctx, "submit", func(tx pgx.Tx) error {
+		now := s.now()
+		ids := make([]int64, len(checked))
+		for i, ns := range checked {
+			var sourceID int64
+			err := tx.QueryRow(ctx, `
+				INSERT INTO sources (url, archived, archive_state, created_at, updated_at)
+				VALUES ($1, $2::text, CASE WHEN $2::text = '' THEN 'none' ELSE 'archived' END, $3, $3)
+				ON CONFLICT (url) DO UPDATE SET
+					updated_at = EXCLUDED.updated_at,
+					archived = CASE WHEN EXCLUDED.archived <> '' THEN EXCLUDED.archived ELSE sources.archived END,
+					archive_state = CASE WHEN EXCLUDED.archived <> '' THEN 'archived' ELSE sources.archive_state END
+				RETURNING id`, ns.URL, ns.Archived, now).Scan(&sourceID)
+			if err != nil {
+				return err
+			}
+			if ns.Archived != "" {
+				if err := s.patchCaseArchived(ctx, tx, sourceID, ns.URL, ns.Archived, now); err != nil {
+					return err
+				}
+			}
+			err = tx.QueryRow(ctx, `
+				INSERT INTO submissions (source_id, raw_url, origin, batch, state, created_at, updated_at)
+				VALUES ($1, $2, $3, $4, 'queued', $5, $5)
+				RETURNING id`, sourceID, ns.RawURL, string(ns.Origin), ns.Batch, now).Scan(&ids[i])
+			if err != nil {
+				return err
+			}
+			if _, err := tx.Exec(ctx, `INSERT INTO outbox (submission_id, created_at) VALUES ($1, $2)`, ids[i], now); err != nil {
+				return err
+			}
+		}
+		got, err := collectSubmissions(tx.Query(ctx, selectSubmission+` WHERE sub.id = ANY($1)`, ids))
+		if err != nil {
+			return err
+		}
+		byID := make(map[int64]casefile.Submission, len(got))
+		for _, sub := range got {
+			byID[sub.ID] = sub
+		}
+		out = make([]casefile.Submission, len(ids))
+		for i, id := range ids {
+			out[i] = byID[id]
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// Submission returns the submission with the given id, or an ErrNotFound
+// error.
+func (s *Store) Submission(ctx context.Context, id int64) (casefile.Submission, error) {
+	var sub casefile.Submission
+	err := s.read(ctx, fmt.Sprintf("read submission %d", id), func(q querier) error {
+		var err error
+		sub, err = scanSubmission(q.QueryRow(ctx, selectSubmission+` WHERE sub.id = $1`, id))
+		return notFound(err, "submission %d not found", id)
+	})
+	return sub, err
+}
+
+// Submissions returns the submissions of a batch, oldest first; an unknown
+// batch has none. An empty batch name is an ErrInvalid error.
+func (s *Store) Submissions(ctx context.Context, batch string) ([]casefile.Submission, error) {
+	if batch == "" {
+		return nil, casefile.Errorf(casefile.ErrInvalid, "list submissions: the batch name is empty")
+	}
+	var subs []casefile.Submission
+	err := s.read(ctx, fmt.Sprintf("list submissions of batch %s", batch), func(q querier) error {
+		var err error
+		subs, err = collectSubmissions(q.Query(ctx, selectSubmission+` WHERE sub.batch = $1 ORDER BY sub.id`, batch))
+		return err
+	})
+	return subs, err
+}
+
+// Outbox returns up to limit entries not yet marked sent, oldest first
+// (limit ≤ 0 means store.DefaultLimit).
+func (s *Store) Outbox(ctx context.Context, limit int) ([]casefile.OutboxEntry, error) {
+	var out []casefile.OutboxEntry
+	err := s.read(ctx, "read outbox", func(q querier) error {
+		rows, err := q.Query(ctx, `
+			SELECT o.submission_id, s.url
+			FROM outbox o
+			JOIN submissions sub ON sub.id = o.submission_id
+			JOIN sources s ON s.id = sub.source_id
+			WHERE o.sent_at IS NULL
+			ORDER BY o.submission_id
+			LIMIT $1`, store.Limit(limit))
+		if err != nil {
+			return err
+		}
+		out, err = pgx.CollectRows(rows, func(row pgx.CollectableRow) (casefile.OutboxEntry, error) {
+			var e casefile.OutboxEntry
+			err := row.Scan(&e.SubmissionID, &e.URL)
+			return e, err
+		})
+		return err
+	})
+	return out, err
+}
+
+// MarkSent marks the outbox entries of the submissions as published.
+// Entries already sent and unknown ids are ignored.
+func (s *Store) MarkSent(ctx context.Context, submissionIDs []int64) error {
+	if len(submissionIDs) == 0 {
+		return nil
+	}
+	return s.inTx(ctx, "mark outbox entries sent", func(tx pgx.Tx) error {
+		_, err := tx.Exec(ctx, `UPDATE outbox SET sent_at = $2 WHERE submission_id = ANY($1) AND sent_at IS NULL`,
+			submissionIDs, s.now())
+		return err
+	})
+}
+
+// StartAttempt marks the submission running, counts the attempt and clears
+// the error of an earlier attempt; a finished submission that runs again
+// (a redelivered or redriven job) is reopened so. Unknown ids are an
+// ErrNotFound error.
+func (s *Store) StartAttempt(ctx context.Context, submissionID int64) error {
+	return s.inTx(ctx, fmt.Sprintf("start attempt of submission %d", submissionID), func(tx pgx.Tx) error {
+		tag, err := tx.Exec(ctx, `
+			UPDATE submissions SET state = 'running', attempts = attempts + 1, error = '', updated_at = $2
+			WHERE id = $1`, submissionID, s.now())
+		if err != nil {
+			return err
+		}
+		if tag.RowsAffected() == 0 {
+			return casefile.Errorf(casefile.ErrNotFound, "submission %d not found", submissionID)
+		}
+		return nil
+	})
+}
+
+// Finish marks the submission with a final state other than drafted
+// (not_postmortem, failed, dead_lettered) and its reason, and records on
+// the source whether its page was read (not_postmortem) or not (failed).
+// Errors: ErrInvalid for another state, ErrNotFound for an unknown id.
+func (s *Store) Finish(ctx context.Context, submissionID int64, state casefile.SubmissionState, reason string) error {
+	if err := store.CheckFinish(submissionID, state); err != nil {
+		return err
+	}
+	return s.inTx(ctx, fmt.Sprintf("finish submission %d", submissionID), func(tx pgx.Tx) error {
+		now := s.now()
+		var sourceID int64
+		err := tx.QueryRow(ctx, `
+			UPDATE submissions SET state = $2, error = $3, updated_at = $4
+			WHERE id = $1 RETURNING source_id`, submissionID, string(state), reason, now).Scan(&sourceID)
+		if err != nil {
+			return notFound(err, "submission %d not found", submissionID)
+		}
+		fetch := ""
+		switch state {
+		case casefile.StateNotPostmortem:
+			fetch = "fetched"
+		case casefile.StateFailed:
+			fetch = "failed"
+		}
+		if fetch == "" {
+			return nil
+		}
+		_, err = tx.Exec(ctx, `
+			UPDATE sources SET fetch_state = $2, last_fetched_at = $3, updated_at = $3
+			WHERE id = $1`, sourceID, fetch, now)
+		return err
+	})
+}
+
+// RecordDeadLetter stores the dead letter, once per stream and sequence
+// (recording it again changes nothing), and marks its submission
+// dead_lettered with the reason, unless the submission already ended
+// drafted or not_postmortem (a late copy of a job that succeeded). A
+// SubmissionID of 0 or an unknown one stores the dead letter alone.
+// Errors: ErrInvalid without a stream or sequence.
+func (s *Store) RecordDeadLetter(ctx context.Context, dl casefile.DeadLetter) error {
+	if err := store.CheckDeadLetter(dl); err != nil {
+		return err
+	}
+	reason := dl.Reason
+	if reason == "" {
+		reason = fmt.Sprintf("the queue gave up after %d deliveries", dl.Deliveries)
+	}
+	payload := dl.Payload
+	if payload == nil {
+		payload = []byte{}
+	}
+	return s.inTx(ctx, fmt.Sprintf("record dead letter %s/%d", dl.Stream, dl.StreamSeq), func(tx pgx.Tx) error {
+		now := s.now()
+		_, err := tx.Exec(ctx, `
+			INSERT INTO dead_letters (stream, stream_seq, subject, submission_id, payload, reason, deliveries, created_at)
+			VALUES ($1, $2, $3, NULLIF($4::bigint, 0), $5, $6, $7, $8)
+			ON CONFLICT (stream, stream_seq) DO NOTHING`,
+			dl.Stream, int64(dl.StreamSeq), dl.Subject, dl.SubmissionID, payload, reason, dl.Deliveries, now)
+		if err != nil || dl.SubmissionID == 0 {
+			return err
+		}
+		_, err = tx.Exec(ctx, `
+			UPDATE submissions SET state = 'dead_lettered', error = $2, updated_at = $3
+			WHERE id = $1 AND state NOT IN ('drafted', 'not_postmortem')`, dl.SubmissionID, reason, now)
+		return err
+	})
+}

@@ -1,0 +1,7 @@
+DROP TABLE IF EXISTS dead_letters;
+DROP TABLE IF EXISTS case_versions;
+DROP TABLE IF EXISTS cases;
+DROP TABLE IF EXISTS counters;
+DROP TABLE IF EXISTS outbox;
+DROP TABLE IF EXISTS submissions;
+DROP TABLE IF EXISTS sources;

@@ -1,0 +1,200 @@
+// Package store holds the rules the review store implementations share:
+// the format of case ids, the checks on arguments, and how the stored case
+// JSON is stamped with its id, archive link, review and update time.
+//
+// The implementations are store/postgres (the production store) and
+// store/sqlite (the embedded store for one machine); store/storetest is the
+// contract test suite both pass.
+package store
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/incidentlib/casefile"
+)
+
+// DefaultLimit is the number of rows a listing returns when its limit is
+// zero or negative.
+const DefaultLimit = 100
+
+// TimeFormat is how the case JSON writes updated_at: RFC 3339 in UTC with
+// microseconds, as the library's published cases do.
+const TimeFormat = "2006-01-02T15:04:05.000000Z"
+
+// CaseID formats the n-th case number as the library's id, IL-NNNN
+// (IL-0001; five digits and more from IL-10000 on).
+func CaseID(n int64) string {
+	return fmt.Sprintf("IL-%04d", n)
+}
+
+// ParseCaseID returns the number of an IL id. ok is false when id is not of
+// the form IL-NNNN (at least four digits, no sign).
+func ParseCaseID(id string) (n int64, ok bool) {
+	digits, found := strings.CutPrefix(id, "IL-")
+	if !found || len(digits) < 4 {
+		return 0, false
+	}
+	for _, r := range digits {
+		if r < '0' || r > '9' {
+			return 0, false
+		}
+	}
+	n, err := strconv.ParseInt(digits, 10, 64)
+	if err != nil || n <= 0 {
+		return 0, false
+	}
+	return n, true
+}
+
+// Limit returns n, or DefaultLimit when n is zero or negative.
+func Limit(n int) int {
+	if n <= 0 {
+		return DefaultLimit
+	}
+	return n
+}
+
+// Now returns the current time as the stores write it: UTC, truncated to
+// microseconds so that it survives a round trip through Postgres.
+func Now(now func() time.Time) time.Time {
+	if now == nil {
+		now = time.Now
+	}
+	return now().UTC().Truncate(time.Microsecond)
+}
+
+// CheckSubmission validates one submission and fills its defaults: RawURL
+// defaults to URL and Origin to manual. It returns an ErrInvalid error for
+// an empty URL or an unknown origin.
+func CheckSubmission(ns casefile.NewSubmission) (casefile.NewSubmission, error) {
+	if strings.TrimSpace(ns.URL) == "" {
+		return ns, casefile.Errorf(casefile.ErrInvalid, "submit: the url is empty")
+	}
+	if ns.RawURL == "" {
+		ns.RawURL = ns.URL
+	}
+	switch ns.Origin {
+	case "":
+		ns.Origin = casefile.OriginManual
+	case casefile.OriginManual, casefile.OriginBackfill, casefile.OriginCrawl:
+	default:
+		return ns, casefile.Errorf(casefile.ErrInvalid, "submit %s: unknown origin %q (want manual, backfill or crawl)", ns.URL, ns.Origin)
+	}
+	return ns, nil
+}
+
+// CheckFinish returns an ErrInvalid error unless state is a final state
+// other than drafted (drafted is reached through SaveDraft only).
+func CheckFinish(id int64, state casefile.SubmissionState) error {
+	switch state {
+	case casefile.StateNotPostmortem, casefile.StateFailed, casefile.StateDeadLettered:
+		return nil
+	}
+	return casefile.Errorf(casefile.ErrInvalid, "finish submission %d: state %q is not one of not_postmortem, failed, dead_lettered", id, state)
+}
+
+// CheckStatus returns an ErrInvalid error unless status is a review status.
+func CheckStatus(status casefile.CaseStatus) error {
+	switch status {
+	case casefile.CaseDraft, casefile.CaseApproved, casefile.CaseRejected:
+		return nil
+	}
+	return casefile.Errorf(casefile.ErrInvalid, "unknown case status %q (want draft, approved or rejected)", status)
+}
+
+// CheckDeadLetter returns an ErrInvalid error for a dead letter without a
+// stream or sequence, or with a sequence too large to store.
+func CheckDeadLetter(dl casefile.DeadLetter) error {
+	if dl.Stream == "" || dl.StreamSeq == 0 {
+		return casefile.Errorf(casefile.ErrInvalid, "record dead letter: stream and stream sequence are required (got %q, %d)", dl.Stream, dl.StreamSeq)
+	}
+	if dl.StreamSeq > 1<<63-1 {
+		return casefile.Errorf(casefile.ErrInvalid, "record dead letter: stream sequence %d is too large", dl.StreamSeq)
+	}
+	return nil
+}
+
+// PrepareDraft returns the case as the store keeps it: its id set, its
+// update time set, and the source's archive link filled in where the draft
+// has none (see [PatchArchived]). The draft's Sources slice is copied, never
+// changed.
+func PrepareDraft(c casefile.Case, id, sourceURL, archived string, now time.Time) casefile.Case {
+	c.ID = id
+	c.UpdatedAt = now.UTC().Format(TimeFormat)
+	c.Sources = append([]casefile.Source(nil), c.Sources...)
+	if archived != "" {
+		PatchArchived(&c, sourceURL, archived, false)
+	}
+	return c
+}
+
+// DraftArchived returns the archive link the draft carries for the source,
+// or "" (the same source PatchArchived would choose).
+func DraftArchived(c casefile.Case, sourceURL string) string {
+	i := sourceIndex(c, sourceURL)
+	if i < 0 || c.Sources[i].Archived == nil {
+		return ""
+	}
+	return *c.Sources[i].Archived
+}
+
+// SourceKind returns the kind the case gives its source, or "".
+func SourceKind(c casefile.Case, sourceURL string) string {
+	i := sourceIndex(c, sourceURL)
+	if i < 0 {
+		return ""
+	}
+	return c.Sources[i].Kind
+}
+
+// PatchArchived sets the archive link of the case's entry for sourceURL:
+// the entry with that URL, or else the first entry (the page the case was
+// drafted from). An existing link is replaced only when overwrite is true.
+// A case without sources is left as it is. It reports whether it changed
+// the case; c.Sources must not be shared with a caller that keeps it.
+func PatchArchived(c *casefile.Case, sourceURL, archived string, overwrite bool) bool {
+	i := sourceIndex(*c, sourceURL)
+	if i < 0 || archived == "" {
+		return false
+	}
+	cur := c.Sources[i].Archived
+	if cur != nil && *cur != "" && (!overwrite || *cur == archived) {
+		return false
+	}
+	a := archived
+	c.Sources[i].Archived = &a
+	return true
+}
+
+func sourceIndex(c casefile.Case, sourceURL string) int {
+	if len(c.Sources) == 0 {
+		return -1
+	}
+	for i, s := range c.Sources {
+		if s.URL == sourceURL {
+			return i
+		}
+	}
+	return 0
+}
+
+// PatchReview records a review decision in the case JSON: approved and
+// rejected set review.reviewed_by (nil when reviewer is empty) and
+// review.reviewed_at; draft clears both.
+func PatchReview(c *casefile.Case, status casefile.CaseStatus, reviewer string, now time.Time) {
+	if status == casefile.CaseDraft {
+		c.Review.ReviewedAt = nil
+		c.Review.ReviewedBy = nil
+		return
+	}
+	at := now.UTC()
+	c.Review.ReviewedAt = &at
+	c.Review.ReviewedBy = nil
+	if reviewer != "" {
+		r := reviewer
+		c.Review.ReviewedBy = &r
+	}
+}

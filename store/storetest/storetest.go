@@ -1,0 +1,779 @@
+// Package storetest is the contract test suite of casefile.Store: every
+// implementation (store/postgres, store/sqlite) runs [Run] against fresh
+// stores and so behaves the same.
+package storetest
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+
+	"github.com/incidentlib/casefile"
+	"github.com/incidentlib/casefile/store"
+)
+
+// Run runs the contract tests, each as a parallel subtest on a store of its
+// own: open must return an empty, migrated store and close it when its test
+// ends.
+func Run(t *testing.T, open func(t *testing.T) casefile.Store) {
+	tests := []struct {
+		name string
+		fn   func(t *testing.T, s casefile.Store)
+	}{
+		{"submit returns the submissions queued in order", testSubmit},
+		{"submit defaults the raw url and the origin", testSubmitDefaults},
+		{"submit rejects a bad submission and stores none of the batch", testSubmitInvalid},
+		{"submitting a known url again reuses its source", testSubmitSameSource},
+		{"submissions lists one batch oldest first", testSubmissions},
+		{"unknown submissions are not found", testSubmissionNotFound},
+		{"the outbox lists unsent entries until they are marked sent", testOutbox},
+		{"start attempt marks running and counts attempts", testStartAttempt},
+		{"save draft assigns increasing IL ids", testCaseIDs},
+		{"a draft round-trips through the store", testDraftRoundTrip},
+		{"a second draft of a source makes a new version of the same case", testSaveDraftTwice},
+		{"a reviewed case is kept when a new draft arrives", testSaveDraftKeepsReviewed},
+		{"a submitted archive link fills the case's missing one", testSubmitArchived},
+		{"set archived reaches the case JSON", testSetArchived},
+		{"set archived before the draft reaches the draft", testSetArchivedBeforeDraft},
+		{"finish records final states and refuses others", testFinish},
+		{"dead letters are idempotent and mark the submission", testDeadLetter},
+		{"unknown cases are not found", testCaseNotFound},
+		{"set status records the review in the case", testSetStatus},
+		{"cases are listed newest first and filtered by status", testCases},
+		{"one url submitted and drafted concurrently makes one case", testConcurrentSameURL},
+		{"concurrent drafts of different urls get distinct ids", testConcurrentDistinct},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			tt.fn(t, open(t))
+		})
+	}
+}
+
+// ctx returns a context that ends with the test (and within a minute).
+func ctx(t *testing.T) context.Context {
+	c, cancel := context.WithTimeout(t.Context(), time.Minute)
+	t.Cleanup(cancel)
+	return c
+}
+
+func submit(t *testing.T, s casefile.Store, subs ...casefile.NewSubmission) []casefile.Submission {
+	t.Helper()
+	got, err := s.Submit(ctx(t), subs)
+	if err != nil {
+		t.Fatalf("Submit: %v", err)
+	}
+	if len(got) != len(subs) {
+		t.Fatalf("Submit returned %d submissions, want %d", len(got), len(subs))
+	}
+	return got
+}
+
+func submitURL(t *testing.T, s casefile.Store, u string) casefile.Submission {
+	t.Helper()
+	return submit(t, s, casefile.NewSubmission{URL: u, Origin: casefile.OriginManual})[0]
+}
+
+func saveDraft(t *testing.T, s casefile.Store, subID int64, d casefile.Draft) casefile.SaveResult {
+	t.Helper()
+	res, err := s.SaveDraft(ctx(t), subID, d)
+	if err != nil {
+		t.Fatalf("SaveDraft(%d): %v", subID, err)
+	}
+	return res
+}
+
+func getCase(t *testing.T, s casefile.Store, id string) casefile.StoredCase {
+	t.Helper()
+	c, err := s.Case(ctx(t), id)
+	if err != nil {
+		t.Fatalf("Case(%s): %v", id, err)
+	}
+	return c
+}
+
+func getSubmission(t *testing.T, s casefile.Store, id int64) casefile.Submission {
+	t.Helper()
+	sub, err := s.Submission(ctx(t), id)
+	if err != nil {
+		t.Fatalf("Submission(%d): %v", id, err)
+	}
+	return sub
+}
+
+func ptr[T any](v T) *T { return &v }
+
+// draft returns a draft case for the page at u, its title the given one.
+func draft(u, title string) casefile.Draft {
+	return casefile.Draft{
+		Case: casefile.Case{
+			Org:          "Example Cloud",
+			OrgSlug:      "example-cloud",
+			Date:         "2024-03-05",
+			DateKind:     "incident",
+			Title:        casefile.Text{EN: title},
+			Summary:      casefile.Text{EN: "A configuration push emptied the routing table of the edge proxies."},
+			SymptomsText: casefile.Text{EN: "Requests failed with 503 errors."},
+			Trigger:      casefile.Text{EN: "A configuration push."},
+			Detection:    &casefile.Text{EN: "An error-rate alert fired after four minutes."},
+			Impact:       casefile.Impact{Scope: "edge proxies", Users: "unknown", Region: "eu-west"},
+			Timeline:     casefile.Timeline{DetectedAfter: ptr("4m"), ResolvedAfter: ptr("1h12m")},
+			Severity:     "unknown",
+			RootCause:    "config-change",
+			Symptoms:     []string{"high-error-rate"},
+			Contributing: []string{},
+			Components:   []string{"load-balancer"},
+			Domain:       []string{"networking"},
+			Remediation:  []casefile.Item{{Text: casefile.Text{EN: "Rolled the configuration back."}}},
+			ActionItems:  []casefile.Item{},
+			Sources:      []casefile.Source{{URL: u, Kind: "blog"}},
+			Docs:         []string{},
+			Related:      []string{},
+			Review:       casefile.Review{WrittenBy: casefile.WrittenByCasefile},
+		},
+		Evidence: []casefile.Evidence{
+			{Field: "title", Value: title, Source: "h1", Rule: "headline", Confidence: 0.9},
+			{Field: "timeline.detected_after", Value: "4m", Source: "14:04 UTC alert fired", Rule: "first-alert", Confidence: 0.7},
+		},
+	}
+}
+
+func wantKind(t *testing.T, op string, err, kind error) {
+	t.Helper()
+	if !errors.Is(err, kind) {
+		t.Errorf("%s: error %v, want one matching %q", op, err, kind)
+	}
+}
+
+// ignoreTimes leaves out the times the store stamps.
+var ignoreTimes = cmpopts.IgnoreFields(casefile.Submission{}, "CreatedAt", "UpdatedAt")
+
+func testSubmit(t *testing.T, s casefile.Store) {
+	got := submit(t, s,
+		casefile.NewSubmission{URL: "https://a.example/post", RawURL: "https://A.example/post#x", Origin: casefile.OriginBackfill, Batch: "b1"},
+		casefile.NewSubmission{URL: "https://b.example/post", RawURL: "https://b.example/post", Origin: casefile.OriginCrawl, Batch: "b1"},
+	)
+	want := []casefile.Submission{
+		{ID: got[0].ID, URL: "https://a.example/post", RawURL: "https://A.example/post#x", Origin: casefile.OriginBackfill, Batch: "b1", State: casefile.StateQueued},
+		{ID: got[1].ID, URL: "https://b.example/post", RawURL: "https://b.example/post", Origin: casefile.OriginCrawl, Batch: "b1", State: casefile.StateQueued},
+	}
+	if diff := cmp.Diff(want, got, ignoreTimes); diff != "" {
+		t.Errorf("Submit (-want +got):\n%s", diff)
+	}
+	if got[0].ID <= 0 || got[1].ID <= got[0].ID {
+		t.Errorf("ids %d, %d: want positive and increasing", got[0].ID, got[1].ID)
+	}
+	for _, sub := range got {
+		if sub.CreatedAt.IsZero() || sub.UpdatedAt.IsZero() {
+			t.Errorf("submission %d: created %v, updated %v: want both set", sub.ID, sub.CreatedAt, sub.UpdatedAt)
+		}
+	}
+	again := getSubmission(t, s, got[1].ID)
+	if diff := cmp.Diff(got[1], again); diff != "" {
+		t.Errorf("Submission (-submitted +read):\n%s", diff)
+	}
+}
+
+func testSubmitDefaults(t *testing.T, s casefile.Store) {
+	got := submit(t, s, casefile.NewSubmission{URL: "https://a.example/post"})[0]
+	if got.RawURL != "https://a.example/post" || got.Origin != casefile.OriginManual {
+		t.Errorf("raw url %q, origin %q: want the url and manual", got.RawURL, got.Origin)
+	}
+	empty, err := s.Submit(ctx(t), nil)
+	if err != nil || len(empty) != 0 {
+		t.Errorf("Submit(nil) = %v, %v: want nothing and no error", empty, err)
+	}
+}
+
+func testSubmitInvalid(t *testing.T, s casefile.Store) {
+	tests := []struct {
+		name string
+		sub  casefile.NewSubmission
+	}{
+		{"an empty url", casefile.NewSubmission{URL: " ", Origin: casefile.OriginManual}},
+		{"an unknown origin", casefile.NewSubmission{URL: "https://b.example/", Origin: "carrier-pigeon"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := s.Submit(ctx(t), []casefile.NewSubmission{
+				{URL: "https://a.example/", Origin: casefile.OriginManual, Batch: "bad"}, tt.sub,
+			})
+			wantKind(t, "Submit", err, casefile.ErrInvalid)
+		})
+	}
+	subs, err := s.Submissions(ctx(t), "bad")
+	if err != nil || len(subs) != 0 {
+		t.Errorf("Submissions(bad) = %v, %v: want none stored", subs, err)
+	}
+	out, err := s.Outbox(ctx(t), 0)
+	if err != nil || len(out) != 0 {
+		t.Errorf("Outbox = %v, %v: want empty", out, err)
+	}
+}
+
+func testSubmitSameSource(t *testing.T, s casefile.Store) {
+	const u = "https://a.example/post"
+	subs := submit(t, s,
+		casefile.NewSubmission{URL: u, RawURL: u + "?utm_source=x"},
+		casefile.NewSubmission{URL: u, RawURL: u + "/"},
+	)
+	if subs[0].ID == subs[1].ID {
+		t.Fatalf("two submissions share id %d", subs[0].ID)
+	}
+	res := saveDraft(t, s, subs[0].ID, draft(u, "First"))
+	// The second submission names the same source, so it sees the case.
+	if got := getSubmission(t, s, subs[1].ID).CaseID; got != res.CaseID {
+		t.Errorf("second submission's case id = %q, want %q", got, res.CaseID)
+	}
+	// So does a later one.
+	later := submitURL(t, s, u)
+	if later.CaseID != res.CaseID {
+		t.Errorf("later submission's case id = %q, want %q", later.CaseID, res.CaseID)
+	}
+	res2 := saveDraft(t, s, later.ID, draft(u, "Second"))
+	if res2.CaseID != res.CaseID || res2.Inserted {
+		t.Errorf("SaveDraft of the later submission = %+v, want case %s not inserted", res2, res.CaseID)
+	}
+}
+
+func testSubmissions(t *testing.T, s casefile.Store) {
+	a := submit(t, s,
+		casefile.NewSubmission{URL: "https://a.example/1", Batch: "one"},
+		casefile.NewSubmission{URL: "https://a.example/2", Batch: "two"},
+	)
+	b := submit(t, s, casefile.NewSubmission{URL: "https://a.example/3", Batch: "one"})
+	got, err := s.Submissions(ctx(t), "one")
+	if err != nil {
+		t.Fatalf("Submissions: %v", err)
+	}
+	if diff := cmp.Diff([]casefile.Submission{a[0], b[0]}, got); diff != "" {
+		t.Errorf("Submissions(one) (-want +got):\n%s", diff)
+	}
+	none, err := s.Submissions(ctx(t), "three")
+	if err != nil || len(none) != 0 {
+		t.Errorf("Submissions(three) = %v, %v: want none", none, err)
+	}
+	_, err = s.Submissions(ctx(t), "")
+	wantKind(t, "Submissions(\"\")", err, casefile.ErrInvalid)
+}
+
+func testSubmissionNotFound(t *testing.T, s casefile.Store) {
+	const id = 999999
+	_, err := s.Submission(ctx(t), id)
+	wantKind(t, "Submission", err, casefile.ErrNotFound)
+	if err != nil && err.Error() != "submission 999999 not found" {
+		t.Errorf("Submission error = %q, want %q", err, "submission 999999 not found")
+	}
+	wantKind(t, "StartAttempt", s.StartAttempt(ctx(t), id), casefile.ErrNotFound)
+	wantKind(t, "Finish", s.Finish(ctx(t), id, casefile.StateFailed, "gone"), casefile.ErrNotFound)
+	_, err = s.SaveDraft(ctx(t), id, draft("https://a.example/", "T"))
+	wantKind(t, "SaveDraft", err, casefile.ErrNotFound)
+	wantKind(t, "SetArchived", s.SetArchived(ctx(t), "https://unknown.example/", "https://web.archive.org/web/20240101000000/https://unknown.example/"), casefile.ErrNotFound)
+}
+
+func testOutbox(t *testing.T, s casefile.Store) {
+	subs := submit(t, s,
+		casefile.NewSubmission{URL: "https://a.example/1"},
+		casefile.NewSubmission{URL: "https://a.example/2"},
+		casefile.NewSubmission{URL: "https://a.example/3"},
+	)
+	entry := func(i int) casefile.OutboxEntry {
+		return casefile.OutboxEntry{SubmissionID: subs[i].ID, URL: subs[i].URL}
+	}
+	read := func(limit int) []casefile.OutboxEntry {
+		t.Helper()
+		got, err := s.Outbox(ctx(t), limit)
+		if err != nil {
+			t.Fatalf("Outbox(%d): %v", limit, err)
+		}
+		return got
+	}
+	if diff := cmp.Diff([]casefile.OutboxEntry{entry(0), entry(1)}, read(2)); diff != "" {
+		t.Errorf("Outbox(2) (-want +got):\n%s", diff)
+	}
+	if err := s.MarkSent(ctx(t), []int64{subs[0].ID, subs[2].ID}); err != nil {
+		t.Fatalf("MarkSent: %v", err)
+	}
+	if diff := cmp.Diff([]casefile.OutboxEntry{entry(1)}, read(0)); diff != "" {
+		t.Errorf("Outbox after MarkSent (-want +got):\n%s", diff)
+	}
+	// Marking again, nothing or unknown ids changes nothing.
+	for _, ids := range [][]int64{{subs[0].ID}, nil, {999999}} {
+		if err := s.MarkSent(ctx(t), ids); err != nil {
+			t.Errorf("MarkSent(%v): %v", ids, err)
+		}
+	}
+	if err := s.MarkSent(ctx(t), []int64{subs[1].ID}); err != nil {
+		t.Fatalf("MarkSent: %v", err)
+	}
+	if got := read(0); len(got) != 0 {
+		t.Errorf("Outbox after all were sent = %v, want empty", got)
+	}
+}
+
+func testStartAttempt(t *testing.T, s casefile.Store) {
+	sub := submitURL(t, s, "https://a.example/post")
+	for range 2 {
+		if err := s.StartAttempt(ctx(t), sub.ID); err != nil {
+			t.Fatalf("StartAttempt: %v", err)
+		}
+	}
+	got := getSubmission(t, s, sub.ID)
+	if got.State != casefile.StateRunning || got.Attempts != 2 {
+		t.Errorf("after two attempts: state %q, attempts %d; want running, 2", got.State, got.Attempts)
+	}
+	// A redelivered job reopens a failed submission.
+	if err := s.Finish(ctx(t), sub.ID, casefile.StateFailed, "fetch: 503"); err != nil {
+		t.Fatalf("Finish: %v", err)
+	}
+	if err := s.StartAttempt(ctx(t), sub.ID); err != nil {
+		t.Fatalf("StartAttempt: %v", err)
+	}
+	got = getSubmission(t, s, sub.ID)
+	if got.State != casefile.StateRunning || got.Attempts != 3 || got.Error != "" {
+		t.Errorf("after a third attempt: state %q, attempts %d, error %q; want running, 3, no error", got.State, got.Attempts, got.Error)
+	}
+}
+
+func testCaseIDs(t *testing.T, s casefile.Store) {
+	var ids []string
+	for i := range 3 {
+		u := fmt.Sprintf("https://a.example/%d", i)
+		sub := submitURL(t, s, u)
+		res := saveDraft(t, s, sub.ID, draft(u, "T"))
+		if !res.Inserted || res.Kept {
+			t.Errorf("SaveDraft(%s) = %+v, want inserted", u, res)
+		}
+		ids = append(ids, res.CaseID)
+		if got := getSubmission(t, s, sub.ID); got.State != casefile.StateDrafted || got.CaseID != res.CaseID {
+			t.Errorf("submission after SaveDraft: state %q, case %q; want drafted, %q", got.State, got.CaseID, res.CaseID)
+		}
+	}
+	if diff := cmp.Diff([]string{"IL-0001", "IL-0002", "IL-0003"}, ids); diff != "" {
+		t.Errorf("case ids (-want +got):\n%s", diff)
+	}
+}
+
+func testDraftRoundTrip(t *testing.T, s casefile.Store) {
+	const u = "https://a.example/post"
+	sub := submitURL(t, s, u)
+	d := draft(u, "Edge proxies returned errors for 72 minutes")
+	d.Case.Title.KO = "엣지 프록시 오류"
+	d.Case.Lessons = &casefile.Text{KO: "설정 검증"}
+	res := saveDraft(t, s, sub.ID, d)
+
+	got := getCase(t, s, res.CaseID)
+	want := d.Case
+	want.ID = res.CaseID
+	want.UpdatedAt = got.Case.UpdatedAt
+	if diff := cmp.Diff(want, got.Case); diff != "" {
+		t.Errorf("stored case (-want +got):\n%s", diff)
+	}
+	if _, err := time.Parse(store.TimeFormat, got.Case.UpdatedAt); err != nil {
+		t.Errorf("case updated_at %q: %v", got.Case.UpdatedAt, err)
+	}
+	if diff := cmp.Diff(d.Evidence, got.Evidence); diff != "" {
+		t.Errorf("stored evidence (-want +got):\n%s", diff)
+	}
+	if got.ID != res.CaseID || got.SourceURL != u || got.Status != casefile.CaseDraft || got.Version != 1 || got.RejectReason != "" {
+		t.Errorf("stored case: id %q, source %q, status %q, version %d, reject reason %q; want %q, %q, draft, 1, none",
+			got.ID, got.SourceURL, got.Status, got.Version, got.RejectReason, res.CaseID, u)
+	}
+	if got.CreatedAt.IsZero() || got.UpdatedAt.Before(got.CreatedAt) {
+		t.Errorf("stored case: created %v, updated %v", got.CreatedAt, got.UpdatedAt)
+	}
+	if d.Case.ID != "" || d.Case.Sources[0].Archived != nil {
+		t.Errorf("SaveDraft changed the caller's draft: %+v", d.Case)
+	}
+}
+
+func testSaveDraftTwice(t *testing.T, s casefile.Store) {
+	const u = "https://a.example/post"
+	first := saveDraft(t, s, submitURL(t, s, u).ID, draft(u, "First"))
+	sub := submitURL(t, s, u)
+	second := saveDraft(t, s, sub.ID, draft(u, "Second"))
+	if diff := cmp.Diff(casefile.SaveResult{CaseID: first.CaseID}, second); diff != "" {
+		t.Errorf("second SaveDraft (-want +got):\n%s", diff)
+	}
+	got := getCase(t, s, first.CaseID)
+	if got.Version != 2 || got.Case.Title.EN != "Second" || got.Case.ID != first.CaseID {
+		t.Errorf("case after two drafts: version %d, title %q, id %q; want 2, Second, %s", got.Version, got.Case.Title.EN, got.Case.ID, first.CaseID)
+	}
+	// Saving the same submission again (a redelivered job) is harmless.
+	again := saveDraft(t, s, sub.ID, draft(u, "Third"))
+	if again.CaseID != first.CaseID || again.Inserted {
+		t.Errorf("third SaveDraft = %+v, want case %s not inserted", again, first.CaseID)
+	}
+	all, err := s.Cases(ctx(t), casefile.CaseFilter{})
+	if err != nil {
+		t.Fatalf("Cases: %v", err)
+	}
+	if len(all) != 1 || all[0].Version != 3 {
+		t.Errorf("Cases = %d cases (first version %d), want 1 at version 3", len(all), all[0].Version)
+	}
+}
+
+func testSaveDraftKeepsReviewed(t *testing.T, s casefile.Store) {
+	for _, status := range []casefile.CaseStatus{casefile.CaseApproved, casefile.CaseRejected} {
+		t.Run(string(status), func(t *testing.T) {
+			u := "https://a.example/" + string(status)
+			first := saveDraft(t, s, submitURL(t, s, u).ID, draft(u, "Reviewed"))
+			if err := s.SetStatus(ctx(t), first.CaseID, status, "ana", "not an incident"); err != nil {
+				t.Fatalf("SetStatus: %v", err)
+			}
+			before := getCase(t, s, first.CaseID)
+			sub := submitURL(t, s, u)
+			res := saveDraft(t, s, sub.ID, draft(u, "Newer draft"))
+			if diff := cmp.Diff(casefile.SaveResult{CaseID: first.CaseID, Kept: true}, res); diff != "" {
+				t.Errorf("SaveDraft over a reviewed case (-want +got):\n%s", diff)
+			}
+			after := getCase(t, s, first.CaseID)
+			if diff := cmp.Diff(before, after); diff != "" {
+				t.Errorf("reviewed case changed (-before +after):\n%s", diff)
+			}
+			if got := getSubmission(t, s, sub.ID); got.State != casefile.StateDrafted || got.CaseID != first.CaseID {
+				t.Errorf("submission: state %q, case %q; want drafted, %s", got.State, got.CaseID, first.CaseID)
+			}
+		})
+	}
+}
+
+func testSubmitArchived(t *testing.T, s casefile.Store) {
+	const u = "https://a.example/post"
+	const link = "https://web.archive.org/web/20240305120000/https://a.example/post"
+	sub := submit(t, s, casefile.NewSubmission{URL: u, RawURL: link, Archived: link})[0]
+	// A later plain submission does not clear the link.
+	submitURL(t, s, u)
+	res := saveDraft(t, s, sub.ID, draft(u, "T"))
+	got := getCase(t, s, res.CaseID)
+	if a := got.Case.Sources[0].Archived; a == nil || *a != link {
+		t.Errorf("case sources[0].archived = %v, want %s", a, link)
+	}
+	// A draft that carries its own link keeps it.
+	const own = "https://web.archive.org/web/20250101000000/https://b.example/post"
+	sub2 := submit(t, s, casefile.NewSubmission{URL: "https://b.example/post", Archived: link})[0]
+	d := draft("https://b.example/post", "T")
+	d.Case.Sources[0].Archived = ptr(own)
+	got2 := getCase(t, s, saveDraft(t, s, sub2.ID, d).CaseID)
+	if a := got2.Case.Sources[0].Archived; a == nil || *a != own {
+		t.Errorf("case with its own link: sources[0].archived = %v, want %s", a, own)
+	}
+}
+
+func testSetArchived(t *testing.T, s casefile.Store) {
+	const u = "https://a.example/post"
+	const link = "https://web.archive.org/web/20240305120000/https://a.example/post"
+	d := draft(u, "T")
+	d.Case.Sources = append(d.Case.Sources, casefile.Source{URL: "https://status.example/incidents/1", Kind: "official-status"})
+	res := saveDraft(t, s, submitURL(t, s, u).ID, d)
+	if err := s.SetArchived(ctx(t), u, link); err != nil {
+		t.Fatalf("SetArchived: %v", err)
+	}
+	got := getCase(t, s, res.CaseID)
+	want := []casefile.Source{
+		{URL: u, Kind: "blog", Archived: ptr(link)},
+		{URL: "https://status.example/incidents/1", Kind: "official-status"},
+	}
+	if diff := cmp.Diff(want, got.Case.Sources); diff != "" {
+		t.Errorf("case sources after SetArchived (-want +got):\n%s", diff)
+	}
+	if got.Version != 1 {
+		t.Errorf("version after SetArchived = %d, want 1 (not a new draft)", got.Version)
+	}
+	// A newer capture replaces the link; a new draft keeps it.
+	const newer = "https://web.archive.org/web/20250101000000/https://a.example/post"
+	if err := s.SetArchived(ctx(t), u, newer); err != nil {
+		t.Fatalf("SetArchived: %v", err)
+	}
+	saveDraft(t, s, submitURL(t, s, u).ID, draft(u, "T2"))
+	if a := getCase(t, s, res.CaseID).Case.Sources[0].Archived; a == nil || *a != newer {
+		t.Errorf("after a newer capture and a new draft: archived = %v, want %s", a, newer)
+	}
+	wantKind(t, "SetArchived with no link", s.SetArchived(ctx(t), u, ""), casefile.ErrInvalid)
+}
+
+func testSetArchivedBeforeDraft(t *testing.T, s casefile.Store) {
+	const u = "https://a.example/post"
+	const link = "https://web.archive.org/web/20240305120000/https://a.example/post"
+	sub := submitURL(t, s, u)
+	if err := s.SetArchived(ctx(t), u, link); err != nil {
+		t.Fatalf("SetArchived: %v", err)
+	}
+	res := saveDraft(t, s, sub.ID, draft(u, "T"))
+	if a := getCase(t, s, res.CaseID).Case.Sources[0].Archived; a == nil || *a != link {
+		t.Errorf("archived = %v, want %s", a, link)
+	}
+}
+
+func testFinish(t *testing.T, s casefile.Store) {
+	tests := []struct {
+		name    string
+		state   casefile.SubmissionState
+		reason  string
+		wantErr error
+	}{
+		{"not a postmortem", casefile.StateNotPostmortem, "the page is a product announcement", nil},
+		{"failed", casefile.StateFailed, "fetch https://a.example/: 404 not found", nil},
+		{"dead lettered", casefile.StateDeadLettered, "the queue gave up after 10 deliveries", nil},
+		{"drafted is refused", casefile.StateDrafted, "", casefile.ErrInvalid},
+		{"queued is refused", casefile.StateQueued, "", casefile.ErrInvalid},
+		{"running is refused", casefile.StateRunning, "", casefile.ErrInvalid},
+		{"an unknown state is refused", "exploded", "", casefile.ErrInvalid},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			sub := submitURL(t, s, "https://a.example/"+strings.ReplaceAll(tt.name, " ", "-"))
+			err := s.Finish(ctx(t), sub.ID, tt.state, tt.reason)
+			if tt.wantErr != nil {
+				wantKind(t, "Finish", err, tt.wantErr)
+				if got := getSubmission(t, s, sub.ID); got.State != casefile.StateQueued {
+					t.Errorf("state after a refused Finish = %q, want queued", got.State)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("Finish: %v", err)
+			}
+			got := getSubmission(t, s, sub.ID)
+			if got.State != tt.state || got.Error != tt.reason || !got.State.Final() {
+				t.Errorf("after Finish: state %q, error %q; want %q, %q", got.State, got.Error, tt.state, tt.reason)
+			}
+		})
+	}
+}
+
+func testDeadLetter(t *testing.T, s casefile.Store) {
+	sub := submitURL(t, s, "https://a.example/poison")
+	dl := casefile.DeadLetter{
+		Stream: "CASEFILE", StreamSeq: 42, Subject: "casefile.fetch", SubmissionID: sub.ID,
+		Payload: []byte(`{"submission_id":1}`), Reason: "handler panicked 10 times", Deliveries: 10,
+	}
+	for range 2 {
+		if err := s.RecordDeadLetter(ctx(t), dl); err != nil {
+			t.Fatalf("RecordDeadLetter: %v", err)
+		}
+	}
+	got := getSubmission(t, s, sub.ID)
+	if got.State != casefile.StateDeadLettered || got.Error != dl.Reason {
+		t.Errorf("submission: state %q, error %q; want dead_lettered, %q", got.State, got.Error, dl.Reason)
+	}
+
+	// A late dead letter does not undo a draft.
+	u := "https://a.example/done"
+	done := submitURL(t, s, u)
+	saveDraft(t, s, done.ID, draft(u, "T"))
+	late := casefile.DeadLetter{Stream: "CASEFILE", StreamSeq: 43, SubmissionID: done.ID, Deliveries: 10}
+	if err := s.RecordDeadLetter(ctx(t), late); err != nil {
+		t.Fatalf("RecordDeadLetter: %v", err)
+	}
+	if got := getSubmission(t, s, done.ID); got.State != casefile.StateDrafted {
+		t.Errorf("drafted submission after a late dead letter: state %q, want drafted", got.State)
+	}
+
+	// Garbage that names no submission is still recorded.
+	for _, dl := range []casefile.DeadLetter{
+		{Stream: "CASEFILE", StreamSeq: 44, Payload: []byte("\x00garbage"), Reason: "undecodable payload"},
+		{Stream: "CASEFILE", StreamSeq: 45, SubmissionID: 999999},
+	} {
+		if err := s.RecordDeadLetter(ctx(t), dl); err != nil {
+			t.Errorf("RecordDeadLetter(seq %d): %v", dl.StreamSeq, err)
+		}
+	}
+	wantKind(t, "RecordDeadLetter without a stream", s.RecordDeadLetter(ctx(t), casefile.DeadLetter{StreamSeq: 1}), casefile.ErrInvalid)
+}
+
+func testCaseNotFound(t *testing.T, s casefile.Store) {
+	for _, id := range []string{"IL-9999", "IL-0001", "nonsense", ""} {
+		_, err := s.Case(ctx(t), id)
+		wantKind(t, fmt.Sprintf("Case(%q)", id), err, casefile.ErrNotFound)
+	}
+	_, err := s.Case(ctx(t), "IL-9999")
+	if err != nil && err.Error() != "case IL-9999 not found" {
+		t.Errorf("Case error = %q, want %q", err, "case IL-9999 not found")
+	}
+	wantKind(t, "SetStatus", s.SetStatus(ctx(t), "IL-9999", casefile.CaseApproved, "ana", ""), casefile.ErrNotFound)
+}
+
+func testSetStatus(t *testing.T, s casefile.Store) {
+	const u = "https://a.example/post"
+	id := saveDraft(t, s, submitURL(t, s, u).ID, draft(u, "T")).CaseID
+
+	if err := s.SetStatus(ctx(t), id, casefile.CaseApproved, "ana", "fine"); err != nil {
+		t.Fatalf("SetStatus approved: %v", err)
+	}
+	got := getCase(t, s, id)
+	if got.Status != casefile.CaseApproved || got.RejectReason != "" ||
+		got.Case.Review.ReviewedBy == nil || *got.Case.Review.ReviewedBy != "ana" || got.Case.Review.ReviewedAt == nil ||
+		got.Case.Review.WrittenBy != casefile.WrittenByCasefile {
+		t.Errorf("approved case: status %q, reject reason %q, review %+v", got.Status, got.RejectReason, got.Case.Review)
+	}
+
+	if err := s.SetStatus(ctx(t), id, casefile.CaseRejected, "bo", "a duplicate of IL-0001"); err != nil {
+		t.Fatalf("SetStatus rejected: %v", err)
+	}
+	got = getCase(t, s, id)
+	if got.Status != casefile.CaseRejected || got.RejectReason != "a duplicate of IL-0001" ||
+		got.Case.Review.ReviewedBy == nil || *got.Case.Review.ReviewedBy != "bo" {
+		t.Errorf("rejected case: status %q, reject reason %q, review %+v", got.Status, got.RejectReason, got.Case.Review)
+	}
+
+	if err := s.SetStatus(ctx(t), id, casefile.CaseDraft, "", ""); err != nil {
+		t.Fatalf("SetStatus draft: %v", err)
+	}
+	got = getCase(t, s, id)
+	want := casefile.Review{WrittenBy: casefile.WrittenByCasefile}
+	if got.Status != casefile.CaseDraft || got.RejectReason != "" || !cmp.Equal(want, got.Case.Review) {
+		t.Errorf("reopened case: status %q, reject reason %q, review %+v", got.Status, got.RejectReason, got.Case.Review)
+	}
+	// Reopened, it takes drafts again.
+	res := saveDraft(t, s, submitURL(t, s, u).ID, draft(u, "T2"))
+	if res.Kept || getCase(t, s, id).Version != 2 {
+		t.Errorf("draft of a reopened case: %+v, want stored as version 2", res)
+	}
+
+	wantKind(t, "SetStatus(published)", s.SetStatus(ctx(t), id, "published", "ana", ""), casefile.ErrInvalid)
+}
+
+func testCases(t *testing.T, s casefile.Store) {
+	var ids []string
+	for i := range 3 {
+		u := fmt.Sprintf("https://a.example/%d", i)
+		ids = append(ids, saveDraft(t, s, submitURL(t, s, u).ID, draft(u, "T")).CaseID)
+	}
+	if err := s.SetStatus(ctx(t), ids[1], casefile.CaseApproved, "ana", ""); err != nil {
+		t.Fatalf("SetStatus: %v", err)
+	}
+	tests := []struct {
+		name   string
+		filter casefile.CaseFilter
+		want   []string
+	}{
+		{"all, newest first", casefile.CaseFilter{}, []string{ids[2], ids[1], ids[0]}},
+		{"approved only", casefile.CaseFilter{Status: casefile.CaseApproved}, []string{ids[1]}},
+		{"drafts only", casefile.CaseFilter{Status: casefile.CaseDraft}, []string{ids[2], ids[0]}},
+		{"rejected: none", casefile.CaseFilter{Status: casefile.CaseRejected}, nil},
+		{"the newest two", casefile.CaseFilter{Limit: 2}, []string{ids[2], ids[1]}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cases, err := s.Cases(ctx(t), tt.filter)
+			if err != nil {
+				t.Fatalf("Cases: %v", err)
+			}
+			var got []string
+			for _, c := range cases {
+				got = append(got, c.ID)
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("Cases(%+v) ids (-want +got):\n%s", tt.filter, diff)
+			}
+		})
+	}
+	_, err := s.Cases(ctx(t), casefile.CaseFilter{Status: "published"})
+	wantKind(t, "Cases(published)", err, casefile.ErrInvalid)
+}
+
+// concurrently runs fn n times at once and fails the test on any error.
+func concurrently(t *testing.T, n int, fn func(i int) error) {
+	t.Helper()
+	var wg sync.WaitGroup
+	errs := make(chan error, n)
+	start := make(chan struct{})
+	for i := range n {
+		wg.Go(func() {
+			<-start
+			if err := fn(i); err != nil {
+				errs <- err
+			}
+		})
+	}
+	close(start)
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+}
+
+func testConcurrentSameURL(t *testing.T, s casefile.Store) {
+	const n = 100
+	const u = "https://a.example/post"
+	results := make([]casefile.SaveResult, n)
+	concurrently(t, n, func(i int) error {
+		subs, err := s.Submit(ctx(t), []casefile.NewSubmission{{URL: u, RawURL: fmt.Sprintf("%s?ref=%d", u, i), Batch: "race"}})
+		if err != nil {
+			return fmt.Errorf("goroutine %d: Submit: %w", i, err)
+		}
+		results[i], err = s.SaveDraft(ctx(t), subs[0].ID, draft(u, fmt.Sprintf("Draft %d", i)))
+		if err != nil {
+			return fmt.Errorf("goroutine %d: SaveDraft: %w", i, err)
+		}
+		return nil
+	})
+	if t.Failed() {
+		return
+	}
+	inserted := 0
+	for i, r := range results {
+		if r.Inserted {
+			inserted++
+		}
+		if r.CaseID != "IL-0001" || r.Kept {
+			t.Errorf("goroutine %d: %+v, want case IL-0001", i, r)
+		}
+	}
+	if inserted != 1 {
+		t.Errorf("%d drafts inserted a case, want 1", inserted)
+	}
+	cases, err := s.Cases(ctx(t), casefile.CaseFilter{})
+	if err != nil {
+		t.Fatalf("Cases: %v", err)
+	}
+	if len(cases) != 1 || cases[0].Version != n {
+		t.Fatalf("%d cases, want 1 with version %d", len(cases), n)
+	}
+	subs, err := s.Submissions(ctx(t), "race")
+	if err != nil {
+		t.Fatalf("Submissions: %v", err)
+	}
+	if len(subs) != n {
+		t.Errorf("%d submissions, want %d", len(subs), n)
+	}
+	for _, sub := range subs {
+		if sub.State != casefile.StateDrafted || sub.CaseID != "IL-0001" || sub.URL != u {
+			t.Errorf("submission %d: state %q, case %q, url %q", sub.ID, sub.State, sub.CaseID, sub.URL)
+		}
+	}
+}
+
+func testConcurrentDistinct(t *testing.T, s casefile.Store) {
+	const n = 20
+	ids := make([]string, n)
+	concurrently(t, n, func(i int) error {
+		u := fmt.Sprintf("https://a.example/%d", i)
+		subs, err := s.Submit(ctx(t), []casefile.NewSubmission{{URL: u}})
+		if err != nil {
+			return fmt.Errorf("goroutine %d: Submit: %w", i, err)
+		}
+		res, err := s.SaveDraft(ctx(t), subs[0].ID, draft(u, "T"))
+		ids[i] = res.CaseID
+		return err
+	})
+	seen := map[string]bool{}
+	for _, id := range ids {
+		seen[id] = true
+	}
+	for i := 1; i <= n; i++ {
+		if id := store.CaseID(int64(i)); !seen[id] {
+			t.Errorf("no case got %s; ids %v", id, ids)
+		}
+	}
+}

@@ -1,0 +1,13 @@
+// Package workers runs casefile's pipeline on NATS JetStream: the outbox
+// relay that turns stored submissions into fetch jobs, the fetch-and-draft
+// workers, the store workers that write drafts to the review store, the
+// archive workers that look up Wayback captures, and the dead-letter
+// recorder. It also starts the embedded nats-server of the one-machine
+// default, and holds the draft step (Drafter) that the `draft` command and
+// the fetch workers share.
+//
+// Delivery is at least once; exactly-once effects come from the review
+// store's upserts keyed by canonical URL, and from content-derived message
+// ids. Every job ends recorded: drafted, not a postmortem, failed with its
+// reason, or dead-lettered.
+package workers

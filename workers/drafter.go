@@ -1,0 +1,171 @@
+package workers
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"strings"
+	"time"
+
+	"github.com/incidentlib/casefile"
+	"github.com/incidentlib/casefile/archive"
+	"github.com/incidentlib/casefile/extract"
+	"github.com/incidentlib/casefile/normalize"
+)
+
+// Fetcher fetches pages; *crawl.Fetcher satisfies it.
+type Fetcher interface {
+	Fetch(ctx context.Context, rawURL string) (casefile.Page, error)
+	FetchResource(ctx context.Context, rawURL string) (casefile.Page, error)
+}
+
+// Archiver finds an existing archive capture of a URL; *archive.Client
+// satisfies it. It returns "" and no error when there is none.
+type Archiver interface {
+	Lookup(ctx context.Context, rawURL string) (string, error)
+}
+
+// Drafter runs the draft step for one URL: fetch, extract, normalize,
+// validate, and (when Archive is set) an archive lookup that never fails
+// the draft.
+type Drafter struct {
+	Fetcher Fetcher
+	// Archive, when set, is asked for an existing capture while the page is
+	// drafted. A failure leaves sources[].archived null.
+	Archive Archiver
+	// ArchiveTimeout bounds the archive lookup; default 20s.
+	ArchiveTimeout time.Duration
+	// Log receives a line for every archive failure; default slog.Default().
+	Log *slog.Logger
+}
+
+// Result is everything the draft step made of one URL.
+type Result struct {
+	// CanonicalURL is the source's identity.
+	CanonicalURL string
+	Page         casefile.Page
+	Document     casefile.Document
+	Draft        casefile.Draft
+	// ArchiveErr is why the archive link is missing, if it is.
+	ArchiveErr error
+}
+
+// Draft drafts the case of one URL. Errors are of the casefile kinds:
+// ErrInvalid for a bad URL or an unsupported page, ErrNotPostmortem (with
+// the classifier's reasons) for a page that is not a postmortem,
+// ErrTransient or ErrPermanent when the fetch failed. A failed archive
+// lookup is not an error: Result.ArchiveErr says what happened.
+func (d *Drafter) Draft(ctx context.Context, rawURL string) (Result, error) {
+	var res Result
+	canonical, archived, err := normalize.CanonicalURL(rawURL)
+	if err != nil {
+		return res, err
+	}
+	res.CanonicalURL = canonical
+	fetchURL := fetchTarget(rawURL)
+
+	type lookup struct {
+		link string
+		err  error
+	}
+	var archiveDone chan lookup
+	if archived == "" && d.Archive != nil {
+		archiveDone = make(chan lookup, 1)
+		actx, cancel := context.WithTimeout(ctx, d.archiveTimeout())
+		go func() {
+			defer cancel()
+			link, err := d.Archive.Lookup(actx, fetchURL)
+			archiveDone <- lookup{link, err}
+		}()
+	}
+
+	page, err := d.Fetcher.Fetch(ctx, fetchURL)
+	if err != nil {
+		return res, err
+	}
+	for _, u := range extract.ExtraURLs(page.FinalURL) {
+		extra, err := d.Fetcher.FetchResource(ctx, u)
+		if err != nil {
+			d.log().Debug("related resource not fetched", "url", u, "err", err)
+			continue
+		}
+		if page.Extra == nil {
+			page.Extra = map[string][]byte{}
+		}
+		page.Extra[u] = extra.Body
+	}
+	res.Page = page
+
+	doc, err := extract.Page(ctx, page)
+	if err != nil {
+		return res, err
+	}
+	res.Document = doc
+	draft, err := normalize.Draft(doc)
+	if err != nil {
+		return res, err
+	}
+	if len(draft.Case.Sources) > 0 {
+		draft.Case.Sources[0].URL = sourceURL(page)
+	}
+
+	if archiveDone != nil {
+		select {
+		case l := <-archiveDone:
+			archived, res.ArchiveErr = l.link, l.err
+		case <-ctx.Done():
+			res.ArchiveErr = ctx.Err()
+		}
+		if res.ArchiveErr != nil {
+			d.log().Warn("archive lookup failed; archived stays null", "url", fetchURL, "err", res.ArchiveErr)
+		}
+	}
+	if archived != "" && len(draft.Case.Sources) > 0 {
+		draft.Case.Sources[0].Archived = &archived
+		draft.Evidence = append(draft.Evidence, casefile.Evidence{
+			Field: "sources[0].archived", Value: archived, Source: "Wayback Machine",
+			Rule: "existing capture found by lookup, or the submitted Wayback link", Confidence: 1,
+		})
+	}
+	if err := normalize.Validate(draft.Case); err != nil {
+		return res, fmt.Errorf("draft of %s does not validate: %w", fetchURL, err)
+	}
+	res.Draft = draft
+	return res, nil
+}
+
+func (d *Drafter) archiveTimeout() time.Duration {
+	if d.ArchiveTimeout > 0 {
+		return d.ArchiveTimeout
+	}
+	return 20 * time.Second
+}
+
+func (d *Drafter) log() *slog.Logger {
+	if d.Log != nil {
+		return d.Log
+	}
+	return slog.Default()
+}
+
+// fetchTarget is the address to fetch for a submitted URL: the original
+// of a Wayback link, otherwise the URL as given without its fragment.
+func fetchTarget(raw string) string {
+	raw = strings.TrimSpace(raw)
+	if orig, _, ok := archive.Unwrap(raw); ok {
+		raw = orig
+	}
+	if i := strings.IndexByte(raw, '#'); i >= 0 {
+		raw = raw[:i]
+	}
+	return raw
+}
+
+// sourceURL is the address a case cites: where the page was found after
+// redirects.
+func sourceURL(p casefile.Page) string {
+	if p.FinalURL != "" {
+		return p.FinalURL
+	}
+	return p.URL
+}

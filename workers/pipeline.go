@@ -1,0 +1,582 @@
+package workers
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"math/rand/v2"
+	"runtime/debug"
+	"sync"
+	"time"
+
+	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/incidentlib/casefile"
+)
+
+// Roles selects which parts of the pipeline a process runs.
+type Roles struct {
+	// Relay publishes stored submissions to the fetch queue (serve, run).
+	Relay bool
+	// Workers runs the fetch, store, archive and dead-letter consumers
+	// (worker, run).
+	Workers bool
+}
+
+// Config configures a Pipeline. The zero value means the defaults.
+type Config struct {
+	Queue QueueConfig
+	// FetchSlots is how many pages one process drafts at once. Default 4.
+	FetchSlots int
+	// StoreSlots and ArchiveSlots likewise for the other stages. Default 2.
+	StoreSlots   int
+	ArchiveSlots int
+	// Heartbeat is the interval of in-progress signals on a running job.
+	// Default AckWait/3.
+	Heartbeat time.Duration
+	// RelayInterval is how often the relay looks for unsent submissions
+	// when not woken by Kick. Default 1s.
+	RelayInterval time.Duration
+	// StoreRetryFor is how long a job holds its message (with heartbeats)
+	// while the review store is unavailable before it gives the message
+	// back with a delay. Default 10m.
+	StoreRetryFor time.Duration
+	// ShutdownGrace is how long jobs in flight may finish after shutdown
+	// begins; unfinished ones are given back to the queue. Default 20s.
+	ShutdownGrace time.Duration
+	// MaxRetryDelay caps the delay before a transient failure is retried.
+	// Default 30m.
+	MaxRetryDelay time.Duration
+}
+
+func (c Config) withDefaults() Config {
+	c.Queue = c.Queue.withDefaults()
+	if c.FetchSlots <= 0 {
+		c.FetchSlots = 4
+	}
+	if c.StoreSlots <= 0 {
+		c.StoreSlots = 2
+	}
+	if c.ArchiveSlots <= 0 {
+		c.ArchiveSlots = 2
+	}
+	if c.Heartbeat <= 0 {
+		c.Heartbeat = c.Queue.AckWait / 3
+	}
+	if c.RelayInterval <= 0 {
+		c.RelayInterval = time.Second
+	}
+	if c.StoreRetryFor <= 0 {
+		c.StoreRetryFor = 10 * time.Minute
+	}
+	if c.ShutdownGrace <= 0 {
+		c.ShutdownGrace = 20 * time.Second
+	}
+	if c.MaxRetryDelay <= 0 {
+		c.MaxRetryDelay = 30 * time.Minute
+	}
+	return c
+}
+
+// DraftFunc drafts one URL; (*Drafter).Draft is one.
+type DraftFunc func(ctx context.Context, rawURL string) (Result, error)
+
+// Pipeline runs casefile's queue stages against one JetStream and one
+// review store.
+type Pipeline struct {
+	JS    jetstream.JetStream
+	Store casefile.Store
+	// Draft drafts a URL (fetch workers).
+	Draft DraftFunc
+	// Archive looks up captures (archive workers); nil disables the stage.
+	Archive Archiver
+	Roles   Roles
+	Config  Config
+	Log     *slog.Logger
+	Metrics *Metrics
+
+	kick chan struct{}
+	once sync.Once
+}
+
+type fetchJob struct {
+	SubmissionID int64  `json:"submission_id"`
+	URL          string `json:"url"`
+}
+
+type draftJob struct {
+	SubmissionID int64          `json:"submission_id"`
+	URL          string         `json:"url"`
+	CanonicalURL string         `json:"canonical_url"`
+	Draft        casefile.Draft `json:"draft"`
+}
+
+type archiveJob struct {
+	SubmissionID int64  `json:"submission_id"`
+	URL          string `json:"url"`
+	CanonicalURL string `json:"canonical_url"`
+}
+
+func (p *Pipeline) init() {
+	p.once.Do(func() {
+		p.Config = p.Config.withDefaults()
+		p.kick = make(chan struct{}, 1)
+		if p.Log == nil {
+			p.Log = slog.Default()
+		}
+		if p.Metrics == nil {
+			p.Metrics = NewMetrics(nil)
+		}
+	})
+}
+
+// Kick wakes the relay so that new submissions are published at once.
+func (p *Pipeline) Kick() {
+	p.init()
+	select {
+	case p.kick <- struct{}{}:
+	default:
+	}
+}
+
+// Run sets up the streams and runs the selected roles until ctx is
+// cancelled, then drains: no new jobs are pulled, jobs in flight get
+// Config.ShutdownGrace to finish, and the rest go back to the queue.
+func (p *Pipeline) Run(ctx context.Context) error {
+	p.init()
+	if err := SetupStreams(ctx, p.JS, p.Config.Queue); err != nil {
+		return err
+	}
+	var wg sync.WaitGroup
+	errs := make(chan error, 8)
+	start := func(name string, f func(context.Context) error) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := f(ctx); err != nil && ctx.Err() == nil {
+				errs <- fmt.Errorf("%s: %w", name, err)
+			}
+		}()
+	}
+	if p.Roles.Relay {
+		start("relay", p.relay)
+	}
+	if p.Roles.Workers {
+		start("fetch workers", func(ctx context.Context) error {
+			return p.consume(ctx, ConsumerFetch, p.Config.FetchSlots, p.handleFetch)
+		})
+		start("store workers", func(ctx context.Context) error {
+			return p.consume(ctx, ConsumerStore, p.Config.StoreSlots, p.handleStore)
+		})
+		if p.Archive != nil {
+			start("archive workers", func(ctx context.Context) error {
+				return p.consume(ctx, ConsumerArchive, p.Config.ArchiveSlots, p.handleArchive)
+			})
+		}
+		start("dead-letter recorder", p.recordDeadLetters)
+	}
+	var first error
+	go func() { wg.Wait(); close(errs) }()
+	for err := range errs {
+		if first == nil {
+			first = err
+		}
+	}
+	return first
+}
+
+// relay publishes outbox entries to the fetch queue, each under the id
+// fetch-<submission id> so that a re-publish inside the duplicates window
+// is dropped by the server.
+func (p *Pipeline) relay(ctx context.Context) error {
+	t := time.NewTicker(p.Config.RelayInterval)
+	defer t.Stop()
+	var lastErr string
+	for {
+		err := p.relayOnce(ctx)
+		if err != nil && err.Error() != lastErr && ctx.Err() == nil {
+			p.Log.Warn("relay: submissions wait in the outbox", "err", err)
+		}
+		if err != nil {
+			lastErr = err.Error()
+		} else {
+			lastErr = ""
+		}
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-t.C:
+		case <-p.kick:
+		}
+	}
+}
+
+func (p *Pipeline) relayOnce(ctx context.Context) error {
+	for {
+		entries, err := p.Store.Outbox(ctx, 100)
+		if err != nil {
+			return fmt.Errorf("read outbox: %w", err)
+		}
+		if len(entries) == 0 {
+			return nil
+		}
+		var sent []int64
+		var pubErr error
+		for _, e := range entries {
+			target := e.RawURL
+			if target == "" {
+				target = e.URL
+			}
+			data, _ := json.Marshal(fetchJob{SubmissionID: e.SubmissionID, URL: target})
+			pctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+			_, err := p.JS.Publish(pctx, SubjectFetch, data, jetstream.WithMsgID(fmt.Sprintf("fetch-%d", e.SubmissionID)))
+			cancel()
+			if err != nil {
+				pubErr = fmt.Errorf("publish submission %d: %w", e.SubmissionID, err)
+				break
+			}
+			sent = append(sent, e.SubmissionID)
+		}
+		if len(sent) > 0 {
+			if err := p.Store.MarkSent(ctx, sent); err != nil {
+				return fmt.Errorf("mark outbox sent: %w", err)
+			}
+		}
+		if pubErr != nil {
+			return pubErr
+		}
+		if len(entries) < 100 {
+			return nil
+		}
+	}
+}
+
+// handler runs one job. A nil error acks the message; an error's kind
+// decides the rest (see casefile.Kind.QueueAction).
+type handler func(ctx context.Context, msg jetstream.Msg) error
+
+func (p *Pipeline) consume(ctx context.Context, name string, slots int, h handler) error {
+	cons, err := p.JS.Consumer(ctx, StreamName, name)
+	if err != nil {
+		return fmt.Errorf("open consumer %s: %w", name, err)
+	}
+	it, err := cons.Messages(jetstream.PullMaxMessages(1))
+	if err != nil {
+		return fmt.Errorf("consume %s: %w", name, err)
+	}
+	stop := context.AfterFunc(ctx, it.Drain)
+	defer stop()
+
+	// Jobs outlive ctx by the shutdown grace, so that a Ctrl-C finishes
+	// what is in hand instead of wasting it.
+	jobCtx, cancelJobs := context.WithCancel(context.WithoutCancel(ctx))
+	defer cancelJobs()
+	context.AfterFunc(ctx, func() {
+		t := time.AfterFunc(p.Config.ShutdownGrace, cancelJobs)
+		context.AfterFunc(jobCtx, func() { t.Stop() })
+	})
+
+	sem := make(chan struct{}, slots)
+	var wg sync.WaitGroup
+	for {
+		select {
+		case sem <- struct{}{}:
+		case <-ctx.Done():
+		}
+		if ctx.Err() != nil {
+			break
+		}
+		msg, err := it.Next()
+		if err != nil {
+			<-sem
+			if errors.Is(err, jetstream.ErrMsgIteratorClosed) || ctx.Err() != nil {
+				break
+			}
+			p.Log.Debug("consumer iterator", "consumer", name, "err", err)
+			continue
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer func() { <-sem }()
+			p.runJob(jobCtx, name, msg, h)
+		}()
+	}
+	wg.Wait()
+	return nil
+}
+
+// runJob runs h with heartbeats and applies the queue action of its outcome.
+func (p *Pipeline) runJob(ctx context.Context, stage string, msg jetstream.Msg, h handler) {
+	hbCtx, stopHB := context.WithCancel(ctx)
+	go func() {
+		t := time.NewTicker(p.Config.Heartbeat)
+		defer t.Stop()
+		for {
+			select {
+			case <-hbCtx.Done():
+				return
+			case <-t.C:
+				_ = msg.InProgress()
+			}
+		}
+	}()
+	err := func() (err error) {
+		defer func() {
+			if r := recover(); r != nil {
+				err = fmt.Errorf("panic in %s worker: %v\n%s", stage, r, debug.Stack())
+			}
+		}()
+		return h(ctx, msg)
+	}()
+	stopHB()
+
+	kind := casefile.KindOf(err)
+	if ctx.Err() != nil && err != nil {
+		// Shut down mid-job: give the job back at once, not as a failure.
+		_ = msg.Nak()
+		return
+	}
+	switch kind.QueueAction() {
+	case casefile.Ack:
+		actx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+		if aerr := msg.DoubleAck(actx); aerr != nil {
+			p.Log.Warn("ack not confirmed; the job may run again", "stage", stage, "err", aerr)
+		}
+		cancel()
+	case casefile.NakDelay:
+		d := p.retryDelay(msg)
+		p.Log.Info("job will be retried", "stage", stage, "in", d.Round(time.Second).String(), "err", err)
+		_ = msg.NakWithDelay(d)
+	case casefile.Term:
+		_ = msg.TermWithReason(err.Error())
+	default:
+		p.Log.Error("job failed with an internal error; it will be redelivered until it becomes a dead letter", "stage", stage, "err", err)
+		_ = msg.Nak()
+	}
+}
+
+// retryDelay is exponential in the deliveries so far, with jitter, capped.
+func (p *Pipeline) retryDelay(msg jetstream.Msg) time.Duration {
+	n := uint64(1)
+	if md, err := msg.Metadata(); err == nil {
+		n = md.NumDelivered
+	}
+	d := 2 * time.Second << min(n-1, 20)
+	if d > p.Config.MaxRetryDelay || d <= 0 {
+		d = p.Config.MaxRetryDelay
+	}
+	return d/2 + time.Duration(rand.Int64N(int64(d/2)+1))
+}
+
+// lastAttempt reports whether msg will not be delivered again after a nak.
+func (p *Pipeline) lastAttempt(msg jetstream.Msg) bool {
+	md, err := msg.Metadata()
+	return err == nil && md.NumDelivered >= uint64(p.Config.Queue.MaxDeliver)
+}
+
+// withStore runs a store operation, retrying while the store is
+// unavailable (the message's heartbeat keeps it ours meanwhile), for at
+// most Config.StoreRetryFor.
+func (p *Pipeline) withStore(ctx context.Context, op func(context.Context) error) error {
+	deadline := time.Now().Add(p.Config.StoreRetryFor)
+	wait := 250 * time.Millisecond
+	for {
+		err := op(ctx)
+		if casefile.KindOf(err) != casefile.KindTransient || time.Now().After(deadline) {
+			return err
+		}
+		p.Metrics.storeRetries.Inc()
+		p.Log.Warn("review store unavailable; holding the job and retrying", "in", wait.String(), "err", err)
+		select {
+		case <-ctx.Done():
+			return err
+		case <-time.After(wait):
+		}
+		wait = min(wait*2, 5*time.Second)
+	}
+}
+
+var errPoison = errors.New("poison message")
+
+// poison records an undecodable message as a dead letter and returns an
+// error that terminates it.
+func (p *Pipeline) poison(ctx context.Context, stage string, msg jetstream.Msg, cause error) error {
+	dl := casefile.DeadLetter{Stream: StreamName, Subject: msg.Subject(), Payload: msg.Data(),
+		Reason: fmt.Sprintf("%s job cannot be read: %v", stage, cause)}
+	if md, err := msg.Metadata(); err == nil {
+		dl.StreamSeq = md.Sequence.Stream
+		dl.Deliveries = int(md.NumDelivered)
+	}
+	var ids struct {
+		SubmissionID int64 `json:"submission_id"`
+	}
+	if json.Unmarshal(msg.Data(), &ids) == nil {
+		dl.SubmissionID = ids.SubmissionID
+	}
+	if err := p.withStore(ctx, func(ctx context.Context) error { return p.Store.RecordDeadLetter(ctx, dl) }); err != nil {
+		return err
+	}
+	p.Metrics.outcomes.WithLabelValues("dead_lettered").Inc()
+	return casefile.Errorf(casefile.ErrInvalid, "%s: %w", dl.Reason, errPoison)
+}
+
+func (p *Pipeline) handleFetch(ctx context.Context, msg jetstream.Msg) error {
+	var job fetchJob
+	if err := json.Unmarshal(msg.Data(), &job); err != nil || job.SubmissionID == 0 || job.URL == "" {
+		if err == nil {
+			err = errors.New("missing submission id or url")
+		}
+		return p.poison(ctx, "fetch", msg, err)
+	}
+	if err := p.withStore(ctx, func(ctx context.Context) error { return p.Store.StartAttempt(ctx, job.SubmissionID) }); err != nil {
+		return err
+	}
+	start := time.Now()
+	res, err := p.Draft(ctx, job.URL)
+	p.Metrics.draftSeconds.Observe(time.Since(start).Seconds())
+	kind := casefile.KindOf(err)
+	finish := func(state casefile.SubmissionState, reason string) error {
+		p.Metrics.outcomes.WithLabelValues(string(state)).Inc()
+		p.Log.Info("submission finished", "submission", job.SubmissionID, "url", job.URL, "state", state, "reason", reason)
+		return p.withStore(ctx, func(ctx context.Context) error {
+			return p.Store.Finish(ctx, job.SubmissionID, state, reason)
+		})
+	}
+	switch kind {
+	case casefile.KindNone:
+	case casefile.KindNotPostmortem:
+		return finish(casefile.StateNotPostmortem, err.Error())
+	case casefile.KindInvalid, casefile.KindPermanent, casefile.KindNotFound:
+		return finish(casefile.StateFailed, err.Error())
+	case casefile.KindTransient:
+		if p.lastAttempt(msg) {
+			return finish(casefile.StateFailed, fmt.Sprintf("gave up after %d attempts: %v", p.Config.Queue.MaxDeliver, err))
+		}
+		return err
+	default:
+		return err
+	}
+	dj := draftJob{SubmissionID: job.SubmissionID, URL: job.URL, CanonicalURL: res.CanonicalURL, Draft: res.Draft}
+	data, err := json.Marshal(dj)
+	if err != nil {
+		return fmt.Errorf("encode draft of %s: %w", job.URL, err)
+	}
+	sum := sha256.Sum256(data)
+	id := fmt.Sprintf("draft-%d-%s", job.SubmissionID, hex.EncodeToString(sum[:8]))
+	if _, err := p.JS.Publish(ctx, SubjectDrafts, data, jetstream.WithMsgID(id)); err != nil {
+		return casefile.Errorf(casefile.ErrTransient, "queue draft of %s: %w", job.URL, err)
+	}
+	return nil
+}
+
+func (p *Pipeline) handleStore(ctx context.Context, msg jetstream.Msg) error {
+	var job draftJob
+	if err := json.Unmarshal(msg.Data(), &job); err != nil || job.SubmissionID == 0 {
+		if err == nil {
+			err = errors.New("missing submission id")
+		}
+		return p.poison(ctx, "store", msg, err)
+	}
+	var saved casefile.SaveResult
+	err := p.withStore(ctx, func(ctx context.Context) error {
+		var err error
+		saved, err = p.Store.SaveDraft(ctx, job.SubmissionID, job.Draft)
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	p.Metrics.outcomes.WithLabelValues(string(casefile.StateDrafted)).Inc()
+	p.Log.Info("draft stored", "submission", job.SubmissionID, "case", saved.CaseID, "new", saved.Inserted, "kept_reviewed", saved.Kept, "url", job.URL)
+	if p.Archive == nil {
+		return nil
+	}
+	if src := job.Draft.Case.Sources; len(src) > 0 && src[0].Archived != nil {
+		return nil
+	}
+	data, _ := json.Marshal(archiveJob{SubmissionID: job.SubmissionID, URL: job.URL, CanonicalURL: job.CanonicalURL})
+	if _, err := p.JS.Publish(ctx, SubjectArchive, data, jetstream.WithMsgID(fmt.Sprintf("archive-%d", job.SubmissionID))); err != nil {
+		return casefile.Errorf(casefile.ErrTransient, "queue archive lookup of %s: %w", job.URL, err)
+	}
+	return nil
+}
+
+func (p *Pipeline) handleArchive(ctx context.Context, msg jetstream.Msg) error {
+	var job archiveJob
+	if err := json.Unmarshal(msg.Data(), &job); err != nil || job.URL == "" {
+		if err == nil {
+			err = errors.New("missing url")
+		}
+		return p.poison(ctx, "archive", msg, err)
+	}
+	lctx, cancel := context.WithTimeout(ctx, time.Minute)
+	link, err := p.Archive.Lookup(lctx, job.URL)
+	cancel()
+	if err != nil {
+		if casefile.KindOf(err) == casefile.KindTransient && !p.lastAttempt(msg) {
+			return err
+		}
+		// The draft is stored; a missing archive link is not a failure of
+		// the submission.
+		p.Log.Warn("archive lookup gave up; archived stays null", "url", job.URL, "err", err)
+		return nil
+	}
+	if link == "" {
+		p.Log.Info("no archive capture yet", "url", job.URL)
+		return nil
+	}
+	return p.withStore(ctx, func(ctx context.Context) error {
+		return p.Store.SetArchived(ctx, job.CanonicalURL, link)
+	})
+}
+
+// maxDeliveriesAdvisory is the payload of a MAX_DELIVERIES advisory.
+type maxDeliveriesAdvisory struct {
+	Stream     string `json:"stream"`
+	Consumer   string `json:"consumer"`
+	StreamSeq  uint64 `json:"stream_seq"`
+	Deliveries int    `json:"deliveries"`
+}
+
+// recordDeadLetters turns MAX_DELIVERIES advisories into dead_letters rows
+// and removes the parked job from the work stream.
+func (p *Pipeline) recordDeadLetters(ctx context.Context) error {
+	work, err := p.JS.Stream(ctx, StreamName)
+	if err != nil {
+		return fmt.Errorf("open stream %s: %w", StreamName, err)
+	}
+	return p.consume(ctx, ConsumerDLQ, 1, func(ctx context.Context, msg jetstream.Msg) error {
+		var adv maxDeliveriesAdvisory
+		if err := json.Unmarshal(msg.Data(), &adv); err != nil || adv.StreamSeq == 0 {
+			p.Log.Warn("unreadable advisory dropped", "subject", msg.Subject())
+			return nil
+		}
+		dl := casefile.DeadLetter{Stream: adv.Stream, StreamSeq: adv.StreamSeq, Deliveries: adv.Deliveries,
+			Reason: fmt.Sprintf("%s stage gave up after %d deliveries (the job failed with internal errors each time; see the worker logs)", adv.Consumer, adv.Deliveries)}
+		raw, err := work.GetMsg(ctx, adv.StreamSeq)
+		if err == nil {
+			dl.Subject, dl.Payload = raw.Subject, raw.Data
+			var ids struct {
+				SubmissionID int64 `json:"submission_id"`
+			}
+			_ = json.Unmarshal(raw.Data, &ids)
+			dl.SubmissionID = ids.SubmissionID
+		}
+		if err := p.withStore(ctx, func(ctx context.Context) error { return p.Store.RecordDeadLetter(ctx, dl) }); err != nil {
+			return err
+		}
+		p.Metrics.outcomes.WithLabelValues(string(casefile.StateDeadLettered)).Inc()
+		p.Log.Error("job dead-lettered", "stage", adv.Consumer, "submission", dl.SubmissionID, "deliveries", adv.Deliveries)
+		if err == nil {
+			if derr := work.DeleteMsg(ctx, adv.StreamSeq); derr != nil && !errors.Is(derr, jetstream.ErrMsgNotFound) {
+				p.Log.Warn("dead letter left in the work stream", "seq", adv.StreamSeq, "err", derr)
+			}
+		}
+		return nil
+	})
+}
