@@ -1,6 +1,7 @@
 package crawl
 
 import (
+	"bytes"
 	"context"
 	"crypto/tls"
 	"crypto/x509"
@@ -12,6 +13,7 @@ import (
 	"net/http"
 	"net/netip"
 	"net/url"
+	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -90,6 +92,11 @@ type Fetcher struct {
 // New returns a Fetcher for cfg. It fails with ErrInvalid when the proxy
 // settings (cfg.Proxy or the environment) cannot be read.
 func New(cfg Config) (*Fetcher, error) {
+	return newFetcher(cfg, os.Getenv)
+}
+
+// newFetcher is New with the environment read through getenv.
+func newFetcher(cfg Config, getenv func(string) string) (*Fetcher, error) {
 	if cfg.UserAgent == "" {
 		cfg.UserAgent = DefaultUserAgent
 	}
@@ -111,7 +118,7 @@ func New(cfg Config) (*Fetcher, error) {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
-	px, err := osProxies(cfg.Proxy)
+	px, err := proxiesFromConfig(cfg.Proxy, getenv)
 	if err != nil {
 		return nil, casefile.Errorf(casefile.ErrInvalid, "configure fetcher: %w", err)
 	}
@@ -240,7 +247,7 @@ func mediaTypeOf(contentType string) string {
 func (f *Fetcher) fetch(ctx context.Context, rawURL string, kind requestKind, etag string) (casefile.Page, error) {
 	u, err := parseTarget(rawURL)
 	if err != nil {
-		return casefile.Page{URL: rawURL}, casefile.Errorf(casefile.ErrInvalid, "fetch %s: %w", displayRaw(rawURL), err)
+		return casefile.Page{URL: rawURL}, casefile.Errorf(casefile.ErrInvalid, "fetch %s: %w", displayRaw(redact(rawURL)), err)
 	}
 	display := u.String()
 	page := casefile.Page{URL: display}
@@ -299,6 +306,8 @@ func (f *Fetcher) checkDirect(u *url.URL) error {
 	}
 	return f.checkAddrPort(netip.AddrPortFrom(a, uint16(port)))
 }
+
+var gzipMagic = []byte{0x1f, 0x8b, 0x08}
 
 // response is what one request returned.
 type response struct {
@@ -360,6 +369,9 @@ func (f *Fetcher) get(ctx context.Context, u *url.URL, kind requestKind, etag st
 		return res, err
 	case int64(len(res.body)) > limit:
 		return res, tooLarge(limit)
+	case bytes.HasPrefix(res.body, gzipMagic):
+		// A gzip file served as text (colly would inflate it, uncapped).
+		return res, newFetchError(casefile.ErrPermanent, nil, "the body is gzip-compressed without a Content-Encoding header")
 	}
 	return res, nil
 }

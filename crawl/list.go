@@ -131,7 +131,7 @@ func ReadList(r io.Reader, name string) ([]ListEntry, error) {
 	)
 	switch listFormat(name, lines) {
 	case formatMarkdown:
-		entries = readMarkdown(lines)
+		entries, bad = readMarkdown(lines)
 	case formatCSV:
 		entries, bad, err = readCSV(string(data))
 		if err != nil {
@@ -322,9 +322,10 @@ func markdownEntry(line string) ([]string, bool) {
 	return m, true
 }
 
-func readMarkdown(lines []string) []ListEntry {
+func readMarkdown(lines []string) ([]ListEntry, []LineError) {
 	var (
 		entries   []ListEntry
+		bad       []LineError
 		section   string
 		skipLevel int // the level of the skipped section's heading, 0 when none
 		inFence   bool
@@ -356,9 +357,13 @@ func readMarkdown(lines []string) []ListEntry {
 		if !ok {
 			continue
 		}
+		if err := checkListURL(m[2]); err != nil {
+			bad = append(bad, LineError{Line: i + 1, Text: l, Reason: err.Error()})
+			continue
+		}
 		entries = append(entries, ListEntry{URL: m[2], Label: collapseSpace(m[1]), Line: i + 1, Section: section})
 	}
-	return entries
+	return entries, bad
 }
 
 func collapseSpace(s string) string { return strings.Join(strings.Fields(s), " ") }

@@ -6,7 +6,6 @@ import (
 	"net/http"
 	"net/netip"
 	"net/url"
-	"os"
 	"strings"
 )
 
@@ -57,8 +56,6 @@ func proxiesFromConfig(fixed *url.URL, getenv func(string) string) (*proxies, er
 	p.noProxy = parseNoProxy(env("NO_PROXY"))
 	return p, nil
 }
-
-func osProxies(fixed *url.URL) (*proxies, error) { return proxiesFromConfig(fixed, os.Getenv) }
 
 // parseProxy reads a proxy setting as Go does: a bare host:port means http.
 func parseProxy(name, v string) (*url.URL, error) {

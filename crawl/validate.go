@@ -65,3 +65,11 @@ func displayRaw(raw string) string {
 	}
 	return strconv.Quote(raw)
 }
+
+// redact hides the password of a URL that carries one.
+func redact(raw string) string {
+	if u, err := url.Parse(strings.TrimSpace(raw)); err == nil && u.User != nil {
+		return u.Redacted()
+	}
+	return raw
+}

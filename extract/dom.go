@@ -42,9 +42,10 @@ type block struct {
 	// noScan keeps the timeline engine from reading time expressions in the
 	// text (it is read elsewhere, as the report's own blocks).
 	noScan bool
-	// reset makes the block start a new scope of inherited date and zone: the
-	// body of an update takes the update's date, not the previous one's.
+	// reset makes the block start a new scope of inherited date and zone
+	// (a forum post), on day when set.
 	reset bool
+	day   time.Time
 }
 
 // walker turns a DOM subtree into blocks, cutting at block-level elements and
@@ -174,19 +175,20 @@ func (w *walker) walk(n *html.Node) {
 		w.buf.newline()
 		return
 	}
+	if preWrap(n) && !hasBlockChild(n) {
+		// Plain text kept with its line breaks (a Statuspage update body)
+		// is read line by line.
+		w.flush()
+		w.lines(rawText(n, w), true)
+		return
+	}
 	if isInline(n) {
 		w.buf.boundary()
 		w.children(n)
 		w.buf.boundary()
 		return
 	}
-	// A block container. Plain text kept with its line breaks (a Statuspage
-	// update body) is read line by line.
 	w.flush()
-	if preWrap(n) && !hasBlockChild(n) {
-		w.lines(rawText(n, w), true)
-		return
-	}
 	w.children(n)
 	w.flush()
 }

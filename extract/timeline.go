@@ -71,6 +71,8 @@ func timeline(blocks []block, kinds []casefile.SectionKind, env timeEnv) []casef
 			carried = env
 			if b.at != nil {
 				carried = env.withDay(*b.at)
+			} else if !b.day.IsZero() {
+				carried = env.withDay(b.day)
 			}
 		}
 		if b.noScan {
@@ -113,7 +115,7 @@ func timeline(blocks []block, kinds []casefile.SectionKind, env timeEnv) []casef
 					s = again
 				}
 			}
-			if !s.DateWritten && local.date.IsZero() && local.year == 0 {
+			if !s.DateKnown {
 				continue // no day to put it on
 			}
 			if s.At.Year() < 1990 {
@@ -148,6 +150,9 @@ func statedDurations(blocks []block) []casefile.StatedDuration {
 	var out []casefile.StatedDuration
 	seen := map[casefile.StatedDuration]bool{}
 	for _, b := range blocks {
+		if b.noScan {
+			continue
+		}
 		var sentences [][2]int
 		for _, d := range normalize.StatedDurations(b.text) {
 			if sentences == nil {

@@ -48,7 +48,7 @@ var (
 	}
 	urlPostmortem   = regexp.MustCompile(`(?i)post-?mortem|incident|outage|downtime|disruption|retrospective|root-?cause|\brca\b|/message/`)
 	reBetween       = regexp.MustCompile(`(?i)\b(?:between|from)\b[^.\n]{0,40}?\d{1,2}(?::\d{2}|\s?[ap]\.?m\.?)[^.\n]{0,60}?\b(?:and|to|until|through)\b[^.\n]{0,40}?\d{1,2}(?::\d{2}|\s?[ap]\.?m\.?)`)
-	reApology       = regexp.MustCompile(`(?i)\b(?:we|I)(?: sincerely| deeply| truly| again)? apologi[sz]e|\bwe(?:'re| are|’re)(?: very| truly| deeply| so)? sorry\b|\bour apologies\b|\bapologize for\b|사과(?:드립니다|를 드립니다|드리며)|죄송합니다|불편을 드려`)
+	reApology       = regexp.MustCompile(`(?i)\b(?:we|I)(?: sincerely| deeply| truly| again)? apologi[sz]e|\bwe(?:'re| are|’re)(?: very| truly| deeply| so)? sorry\b|\bour apologies\b|\bapologi[sz]e for\b|(?:^|[.!]\s+)sorry\b|\bsorry for\b|사과(?:드립니다|를 드립니다|드리며)|죄송합니다|불편을 드려`)
 	reIncidentWords = regexp.MustCompile(`(?i)\b(?:outages?|incidents?|downtime|disruptions?|degrad(?:ed|ation)|unavailab(?:le|ility)|errors?|failures?|failed)\b|장애|중단|오류|지연`)
 	titleMaintain   = regexp.MustCompile(`(?i)\b(?:scheduled|planned) maintenance\b|\bmaintenance window\b|정기 ?점검|점검 안내`)
 	titleAnnounce   = regexp.MustCompile(`(?i)^(?:introducing|announcing|meet)\b|\bnow (?:generally )?available\b|\bgenerally available\b|\brelease notes\b|\bwhat'?s new\b|\bnew features?\b|\blaunch(?:es|ed|ing)?\b|\bwebinar\b|\bpricing\b|\bchangelog\b|출시|신규 기능`)

@@ -405,9 +405,9 @@ func (p *stampParser) clockAfterDate(e int, d tsDate) (tsClock, int, bool) {
 			j = k
 		}
 	} else if c := p.at(j); c == '@' || c == '-' || c == '|' {
-		j = p.ws(j+1, false)
+		j = p.ws(j+1, true)
 	} else if p.has(j, "–") || p.has(j, "—") {
-		j = p.ws(j+len("–"), false)
+		j = p.ws(j+len("–"), true)
 	}
 	if j == e {
 		return tsClock{}, e, false

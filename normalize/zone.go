@@ -277,7 +277,7 @@ func (p *stampParser) zoneName(i int) (tsZone, int, bool) {
 		for j > e && (s[j-1] == '-' || s[j-1] == '+') {
 			j--
 		}
-		if j > e+1 {
+		if j > e+1 && j-i <= 64 { // the longest IANA name has 32 bytes
 			if loc := tzLoad(s[i:j]); loc != nil {
 				return tsZone{name: s[i:j], loc: loc}, j, true
 			}
@@ -310,8 +310,9 @@ func (p *stampParser) zoneName(i int) (tsZone, int, bool) {
 func LookupZone(name string, on time.Time) (*time.Location, bool) {
 	_ = on
 	name = strings.TrimSpace(name)
-	name = strings.TrimSuffix(strings.TrimPrefix(name, "("), ")")
-	name = strings.TrimSpace(name)
+	if strings.HasPrefix(name, "(") && strings.HasSuffix(name, ")") {
+		name = strings.TrimSpace(name[1 : len(name)-1])
+	}
 	if name == "" {
 		return nil, false
 	}
@@ -372,7 +373,7 @@ func DeclaredZone(text string) (name string, loc *time.Location, ok bool) {
 			best, bestAt = z, at
 		}
 	}
-	lower := strings.ToLower(text)
+	lower := tsASCIILower(text) // same length as text, so indices carry over
 	for _, cue := range tsDeclCues {
 		for from := 0; from < len(lower); {
 			k := strings.Index(lower[from:], cue)
@@ -470,4 +471,16 @@ func (p *stampParser) zoneParenTail(i int) int {
 		}
 	}
 	return i
+}
+
+// tsASCIILower lower-cases ASCII letters only, keeping every byte offset
+// (strings.ToLower may change the length of non-ASCII text).
+func tsASCIILower(s string) string {
+	b := []byte(s)
+	for i, c := range b {
+		if 'A' <= c && c <= 'Z' {
+			b[i] = c + 'a' - 'A'
+		}
+	}
+	return string(b)
 }

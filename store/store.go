@@ -66,12 +66,19 @@ func Now(now func() time.Time) time.Time {
 	return now().UTC().Truncate(time.Microsecond)
 }
 
+// MaxURLLength is the longest canonical URL the stores accept, in bytes
+// (Postgres cannot index much longer keys).
+const MaxURLLength = 2048
+
 // CheckSubmission validates one submission and fills its defaults: RawURL
 // defaults to URL and Origin to manual. It returns an ErrInvalid error for
-// an empty URL or an unknown origin.
+// an empty URL, a URL longer than MaxURLLength or an unknown origin.
 func CheckSubmission(ns casefile.NewSubmission) (casefile.NewSubmission, error) {
 	if strings.TrimSpace(ns.URL) == "" {
 		return ns, casefile.Errorf(casefile.ErrInvalid, "submit: the url is empty")
+	}
+	if len(ns.URL) > MaxURLLength {
+		return ns, casefile.Errorf(casefile.ErrInvalid, "submit %.80s...: the url is longer than %d bytes", ns.URL, MaxURLLength)
 	}
 	if ns.RawURL == "" {
 		ns.RawURL = ns.URL

@@ -51,7 +51,8 @@ func (f *fetchFlags) drafter(a *app) (*workers.Drafter, error) {
 	}
 	d := &workers.Drafter{Fetcher: fetcher, Log: a.log}
 	if !f.noArchive {
-		cfg := archive.Config{BaseURL: f.waybackURL}
+		// CDX allows about 30 requests a minute; stay under it per process.
+		cfg := archive.Config{BaseURL: f.waybackURL, MinInterval: 3 * time.Second}
 		if f.proxy != nil {
 			// The demo's Wayback fake answers on loopback, directly.
 			cfg.HTTPClient = &http.Client{Timeout: 10 * time.Second}

@@ -30,7 +30,7 @@ import (
 func (a *app) evalCommand() *cobra.Command {
 	var asJSON, verbose bool
 	cmd := &cobra.Command{
-		Use:   "eval DIR",
+		Use:   "eval [DIR]",
 		Short: "Measure drafting on an evaluation corpus (offline)",
 		Long: `eval runs the draft step over a corpus in the format of shared/docs/eval-format.md:
 one folder per case with page.html, meta.json and expected.json. Each page is served
@@ -38,14 +38,23 @@ at its real URL (http:// form) through an in-process forward proxy, the Wayback
 Machine is faked at the proxy's own address, and every draft is compared with the
 expected values. It prints per-case and per-field results and a total.
 
-The project's corpus is testdata/corpus.`,
+Without DIR it evaluates the project's own corpus (testdata/corpus), built in.`,
 		Example: "  casefile eval testdata/corpus\n  casefile eval --json testdata/corpus > eval.json",
-		Args:    exactArgs(1, "eval needs the corpus folder, e.g. testdata/corpus"),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if st, err := os.Stat(args[0]); err != nil || !st.IsDir() {
-				return casefile.Errorf(casefile.ErrInvalid, "eval: %s is not a folder", args[0])
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) > 1 {
+				return usageError{"eval takes at most one corpus folder"}
 			}
-			rep, err := evaluate(cmd.Context(), os.DirFS(args[0]), a.log)
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			corpusFS := casefile.Corpus()
+			if len(args) == 1 {
+				if st, err := os.Stat(args[0]); err != nil || !st.IsDir() {
+					return casefile.Errorf(casefile.ErrInvalid, "eval: %s is not a folder", args[0])
+				}
+				corpusFS = os.DirFS(args[0])
+			}
+			rep, err := evaluate(cmd.Context(), corpusFS)
 			if err != nil {
 				return err
 			}
@@ -115,9 +124,7 @@ type check struct {
 }
 
 // evaluate drafts every case of corpus and scores it.
-func evaluate(ctx context.Context, corpus fs.FS, log interface {
-	Info(string, ...any)
-}) (*evalReport, error) {
+func evaluate(ctx context.Context, corpus fs.FS) (*evalReport, error) {
 	dirs, err := fs.ReadDir(corpus, ".")
 	if err != nil {
 		return nil, fmt.Errorf("eval: read corpus: %w", err)

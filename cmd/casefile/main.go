@@ -71,6 +71,9 @@ type app struct {
 	logLevel       string
 	logFormat      string
 	log            *slog.Logger
+	// onListen, when set, is told the API's address once it listens (tests
+	// listen on port 0).
+	onListen func(addr string)
 }
 
 func (a *app) rootCommand() *cobra.Command {

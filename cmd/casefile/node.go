@@ -191,6 +191,7 @@ func (a *app) runNode(ctx context.Context, f *nodeFlags) (err error) {
 	go func() { done <- p.Run(runCtx) }()
 
 	var srv *http.Server
+	apiURL := ""
 	if f.listen != "" {
 		ln, err := net.Listen("tcp", f.listen)
 		if err != nil {
@@ -198,16 +199,20 @@ func (a *app) runNode(ctx context.Context, f *nodeFlags) (err error) {
 		}
 		h := &api{store: st, token: f.token, kick: p.Kick, log: a.log, metrics: promhttp.HandlerFor(reg, promhttp.HandlerOpts{})}
 		srv = &http.Server{Handler: h.routes(), ReadHeaderTimeout: 10 * time.Second}
+		apiURL = "http://" + ln.Addr().String()
 		go func() {
 			if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
 				a.log.Error("http server stopped", "err", err)
 			}
 		}()
 		a.log.Info("API and review page ready", "url", "http://"+ln.Addr().String()+"/")
+		if a.onListen != nil {
+			a.onListen(ln.Addr().String())
+		}
 	}
 
 	if demo != nil {
-		if err := demo.submitAndReport(ctx, st, p, a.stdout, "http://"+f.listen); err != nil && ctx.Err() == nil {
+		if err := demo.submitAndReport(ctx, st, p, a.stdout, apiURL); err != nil && ctx.Err() == nil {
 			cancelRun()
 			<-done
 			return err

@@ -200,6 +200,7 @@ func testSubmitInvalid(t *testing.T, s casefile.Store) {
 	}{
 		{"an empty url", casefile.NewSubmission{URL: " ", Origin: casefile.OriginManual}},
 		{"an unknown origin", casefile.NewSubmission{URL: "https://b.example/", Origin: "carrier-pigeon"}},
+		{"a url too long to index", casefile.NewSubmission{URL: "https://b.example/" + strings.Repeat("a", store.MaxURLLength)}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -417,7 +418,7 @@ func testSaveDraftTwice(t *testing.T, s casefile.Store) {
 		t.Fatalf("Cases: %v", err)
 	}
 	if len(all) != 1 || all[0].Version != 3 {
-		t.Errorf("Cases = %d cases (first version %d), want 1 at version 3", len(all), all[0].Version)
+		t.Errorf("Cases = %d cases, want 1 at version 3", len(all))
 	}
 }
 
@@ -739,6 +740,11 @@ func testConcurrentSameURL(t *testing.T, s casefile.Store) {
 	}
 	if len(cases) != 1 || cases[0].Version != n {
 		t.Fatalf("%d cases, want 1 with version %d", len(cases), n)
+	}
+	// The race used up no case numbers: the next case is IL-0002.
+	const other = "https://b.example/post"
+	if res := saveDraft(t, s, submitURL(t, s, other).ID, draft(other, "T")); res.CaseID != "IL-0002" {
+		t.Errorf("next case after the race = %s, want IL-0002", res.CaseID)
 	}
 	subs, err := s.Submissions(ctx(t), "race")
 	if err != nil {

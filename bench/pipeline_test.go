@@ -1,0 +1,236 @@
+package bench
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/incidentlib/casefile"
+	"github.com/incidentlib/casefile/crawl"
+	"github.com/incidentlib/casefile/normalize"
+	"github.com/incidentlib/casefile/store/sqlite"
+	"github.com/incidentlib/casefile/workers"
+)
+
+// pagesPerOp is how many distinct URLs one op of the throughput
+// benchmarks drafts.
+const pagesPerOp = 40
+
+// fixtureSite serves the corpus's postmortem pages on loopback at
+// /p/<n>/<case>, so that every n is a distinct source.
+func fixtureSite(b *testing.B) (*httptest.Server, []string) {
+	b.Helper()
+	var pm []corpusPage
+	for _, p := range loadCorpus(b) {
+		if len(p.page.Extra) == 0 && !strings.Contains(p.name, "not-") {
+			pm = append(pm, p)
+		}
+	}
+	byName := map[string][]byte{}
+	for _, p := range pm {
+		byName[p.name] = p.page.Body
+	}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		parts := strings.Split(strings.Trim(r.URL.Path, "/"), "/")
+		if len(parts) != 3 || byName[parts[2]] == nil {
+			http.NotFound(w, r)
+			return
+		}
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		w.Write(byName[parts[2]])
+	}))
+	b.Cleanup(srv.Close)
+	names := make([]string, 0, len(pm))
+	for _, p := range pm {
+		names = append(names, p.name)
+	}
+	return srv, names
+}
+
+func newDrafter(b *testing.B) *workers.Drafter {
+	f, err := crawl.New(crawl.Config{AllowPrivate: true, IgnoreRobots: true, Timeout: 10 * time.Second})
+	if err != nil {
+		b.Fatal(err)
+	}
+	return &workers.Drafter{Fetcher: f}
+}
+
+// BenchmarkThroughput compares, in one run, drafting pagesPerOp local
+// pages directly (fetch, extract, normalize; 4 at a time) with the whole
+// pipeline (store -> outbox relay -> JetStream -> fetch workers -> JetStream
+// -> store workers -> SQLite review store; 4 fetch slots). It reports
+// pages/s for both.
+func BenchmarkThroughput(b *testing.B) {
+	srv, names := fixtureSite(b)
+	urls := func(op int) []string {
+		var us []string
+		for i := range pagesPerOp {
+			us = append(us, fmt.Sprintf("%s/p/%d/%s", srv.URL, op*pagesPerOp+i, names[i%len(names)]))
+		}
+		return us
+	}
+	b.Run("draft-only", func(b *testing.B) {
+		d := newDrafter(b)
+		op := 0
+		start := time.Now()
+		for b.Loop() {
+			var wg sync.WaitGroup
+			sem := make(chan struct{}, 4)
+			for _, u := range urls(op) {
+				wg.Add(1)
+				sem <- struct{}{}
+				go func() {
+					defer wg.Done()
+					defer func() { <-sem }()
+					if _, err := d.Draft(context.Background(), u); err != nil && casefile.KindOf(err) != casefile.KindNotPostmortem {
+						b.Error(err)
+					}
+				}()
+			}
+			wg.Wait()
+			op++
+		}
+		b.ReportMetric(float64(op*pagesPerOp)/time.Since(start).Seconds(), "pages/s")
+	})
+	b.Run("end-to-end", func(b *testing.B) {
+		st, js := pipelineParts(b)
+		d := newDrafter(b)
+		p := &workers.Pipeline{JS: js, Store: st, Draft: d.Draft, Roles: workers.Roles{Relay: true, Workers: true},
+			Config: workers.Config{FetchSlots: 4, RelayInterval: 20 * time.Millisecond}}
+		ctx, cancel := context.WithCancel(context.Background())
+		done := make(chan error, 1)
+		go func() { done <- p.Run(ctx) }()
+		defer func() { cancel(); <-done }()
+		op := 0
+		start := time.Now()
+		for b.Loop() {
+			batch := "bench-" + strconv.Itoa(op)
+			submitAll(b, st, batch, urls(op))
+			p.Kick()
+			waitBatch(b, st, batch, pagesPerOp)
+			op++
+		}
+		b.ReportMetric(float64(op*pagesPerOp)/time.Since(start).Seconds(), "pages/s")
+	})
+}
+
+// BenchmarkQueuedMemory measures the process's heap and the stream's bytes
+// with 1,000 and 10,000 URLs submitted and queued (no workers running).
+func BenchmarkQueuedMemory(b *testing.B) {
+	for _, n := range []int{1000, 10000} {
+		b.Run(strconv.Itoa(n), func(b *testing.B) {
+			for b.Loop() {
+				b.StopTimer()
+				st, js := pipelineParts(b)
+				var base runtime.MemStats
+				runtime.GC()
+				runtime.ReadMemStats(&base)
+				b.StartTimer()
+				p := &workers.Pipeline{JS: js, Store: st, Roles: workers.Roles{Relay: true}, Config: workers.Config{RelayInterval: 20 * time.Millisecond}}
+				ctx, cancel := context.WithCancel(context.Background())
+				done := make(chan error, 1)
+				go func() { done <- p.Run(ctx) }()
+				urls := make([]string, n)
+				for i := range urls {
+					urls[i] = fmt.Sprintf("https://status.example-%d.com/incidents/%012d", i%50, i)
+				}
+				for i := 0; i < n; i += 500 {
+					submitAll(b, st, "mem", urls[i:min(i+500, n)])
+				}
+				p.Kick()
+				for {
+					depth, err := workers.QueueDepth(context.Background(), js)
+					if err == nil && depth[workers.ConsumerFetch] == uint64(n) {
+						break
+					}
+					time.Sleep(20 * time.Millisecond)
+				}
+				b.StopTimer()
+				var after runtime.MemStats
+				runtime.GC()
+				runtime.ReadMemStats(&after)
+				s, _ := js.Stream(context.Background(), workers.StreamName)
+				info, _ := s.Info(context.Background())
+				b.ReportMetric(float64(int64(after.HeapInuse)-int64(base.HeapInuse))/(1<<20), "heap-MiB")
+				b.ReportMetric(float64(info.State.Bytes)/(1<<20), "stream-MiB")
+				cancel()
+				<-done
+				b.StartTimer()
+			}
+		})
+	}
+}
+
+// pipelineParts opens an embedded NATS server and a SQLite store in a
+// temporary folder.
+func pipelineParts(b *testing.B) (casefile.Store, jetstream.JetStream) {
+	b.Helper()
+	dir := b.TempDir()
+	st, err := sqlite.Open(context.Background(), filepath.Join(dir, "casefile.db"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	ns, err := workers.StartEmbedded(workers.EmbeddedConfig{Dir: dir})
+	if err != nil {
+		b.Fatal(err)
+	}
+	nc, err := ns.Connect("bench")
+	if err != nil {
+		b.Fatal(err)
+	}
+	js, err := jetstream.New(nc)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { nc.Close(); ns.Shutdown(); st.Close() })
+	return st, js
+}
+
+func submitAll(b *testing.B, st casefile.Store, batch string, urls []string) {
+	b.Helper()
+	subs := make([]casefile.NewSubmission, 0, len(urls))
+	for _, u := range urls {
+		c, _, err := normalize.CanonicalURL(u)
+		if err != nil {
+			b.Fatal(err)
+		}
+		subs = append(subs, casefile.NewSubmission{URL: c, RawURL: u, Origin: casefile.OriginBackfill, Batch: batch})
+	}
+	if _, err := st.Submit(context.Background(), subs); err != nil {
+		b.Fatal(err)
+	}
+}
+
+func waitBatch(b *testing.B, st casefile.Store, batch string, n int) {
+	b.Helper()
+	deadline := time.Now().Add(2 * time.Minute)
+	for {
+		subs, err := st.Submissions(context.Background(), batch)
+		if err != nil {
+			b.Fatal(err)
+		}
+		open := 0
+		for _, s := range subs {
+			if !s.State.Final() {
+				open++
+			}
+		}
+		if len(subs) == n && open == 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			b.Fatalf("batch %s: %d of %d still open", batch, open, n)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}

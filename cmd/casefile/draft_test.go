@@ -1,0 +1,163 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io/fs"
+	"net/http"
+	"net/http/httptest"
+	"path"
+	"strings"
+	"testing"
+
+	"github.com/incidentlib/casefile"
+	"github.com/incidentlib/casefile/normalize"
+)
+
+// corpusPages returns the page of one postmortem and one non-postmortem of
+// the project's corpus.
+func corpusPages(t *testing.T) (postmortem, other []byte) {
+	t.Helper()
+	corpus := casefile.Corpus()
+	dirs, err := fs.ReadDir(corpus, ".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range dirs {
+		if !d.IsDir() {
+			continue
+		}
+		var exp struct {
+			NotPostmortem bool   `json:"not_postmortem"`
+			Language      string `json:"language"`
+		}
+		if err := readJSON(corpus, path.Join(d.Name(), "expected.json"), &exp); err != nil {
+			t.Fatal(err)
+		}
+		var meta evalMeta
+		if err := readJSON(corpus, path.Join(d.Name(), "meta.json"), &meta); err != nil {
+			t.Fatal(err)
+		}
+		if len(meta.Extra) > 0 || !strings.Contains(meta.ContentType, "utf-8") {
+			continue
+		}
+		page, _ := fs.ReadFile(corpus, path.Join(d.Name(), "page.html"))
+		switch {
+		case exp.NotPostmortem && other == nil:
+			other = page
+		case !exp.NotPostmortem && exp.Language == "en" && postmortem == nil:
+			postmortem = page
+		}
+	}
+	if postmortem == nil || other == nil {
+		t.Fatal("the corpus lacks a plain English postmortem or a non-postmortem")
+	}
+	return postmortem, other
+}
+
+func TestDraftExitStatuses(t *testing.T) {
+	postmortem, other := corpusPages(t)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/postmortem":
+			w.Header().Set("Content-Type", "text/html; charset=utf-8")
+			w.Write(postmortem)
+		case "/announcement":
+			w.Header().Set("Content-Type", "text/html; charset=utf-8")
+			w.Write(other)
+		case "/binary":
+			w.Header().Set("Content-Type", "application/octet-stream")
+			w.Write([]byte{0, 1, 2, 3})
+		case "/huge":
+			w.Header().Set("Content-Type", "text/html")
+			w.Write(bytes.Repeat([]byte("<p>padding</p>\n"), 10<<20/15+1))
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	defer srv.Close()
+	wayback := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Error(w, "overloaded", http.StatusServiceUnavailable)
+	}))
+	defer wayback.Close()
+
+	tests := []struct {
+		name       string
+		args       []string
+		wantCode   int
+		wantStderr string
+	}{
+		{"a postmortem is drafted even while Wayback fails", []string{"--allow-private", srv.URL + "/postmortem"}, 0, ""},
+		{"a URL that is not http is invalid input", []string{"ftp://example.com/file"}, 2, "http"},
+		{"a malformed URL is invalid input", []string{"http://exa mple.com/"}, 2, "invalid"},
+		{"a private address is refused without --allow-private", []string{srv.URL + "/postmortem"}, 2, "private"},
+		{"an unsupported content type is invalid input", []string{"--allow-private", srv.URL + "/binary"}, 2, "application/octet-stream"},
+		{"a page that is not a postmortem says why", []string{"--allow-private", srv.URL + "/announcement"}, 3, "not a postmortem"},
+		{"a 404 is a failed fetch", []string{"--allow-private", srv.URL + "/gone"}, 4, "404"},
+		{"a 10 MB page is refused, not truncated", []string{"--allow-private", srv.URL + "/huge"}, 4, "too large"},
+		{"no URL is a usage error", []string{}, 2, "exactly one URL"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Setenv("CASEFILE_WAYBACK_URL", wayback.URL)
+			var stdout, stderr bytes.Buffer
+			code := run(context.Background(), append([]string{"draft", "--log-level", "error"}, tt.args...), &stdout, &stderr)
+			if code != tt.wantCode {
+				t.Fatalf("exit %d, want %d; stderr: %s", code, tt.wantCode, stderr.String())
+			}
+			if !strings.Contains(strings.ToLower(stderr.String()), strings.ToLower(tt.wantStderr)) {
+				t.Errorf("stderr %q does not mention %q", stderr.String(), tt.wantStderr)
+			}
+			if strings.Contains(stderr.String(), "goroutine ") || strings.Contains(stderr.String(), "panic") {
+				t.Errorf("stderr holds a stack trace: %s", stderr.String())
+			}
+			if code != 0 {
+				if n := strings.Count(strings.TrimSpace(stderr.String()), "\n"); n > 1 {
+					t.Errorf("the reason takes %d lines, want one (plus a usage hint): %s", n+1, stderr.String())
+				}
+				return
+			}
+			var c casefile.Case
+			if err := json.Unmarshal(stdout.Bytes(), &c); err != nil {
+				t.Fatalf("stdout is not one case: %v\n%s", err, stdout.String())
+			}
+			if err := normalize.Validate(c); err != nil {
+				t.Errorf("the printed case does not validate: %v", err)
+			}
+			if len(c.Sources) != 1 || c.Sources[0].Archived != nil {
+				t.Errorf("sources = %+v, want one with archived null while Wayback fails", c.Sources)
+			}
+		})
+	}
+}
+
+func TestDraftEvidenceNamesTheSentenceOfEveryDraftedField(t *testing.T) {
+	postmortem, _ := corpusPages(t)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		w.Write(postmortem)
+	}))
+	defer srv.Close()
+	var stdout, stderr bytes.Buffer
+	code := run(context.Background(), []string{"draft", "--no-archive", "--allow-private", "--evidence", srv.URL + "/p"}, &stdout, &stderr)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	var d casefile.Draft
+	if err := json.Unmarshal(stdout.Bytes(), &d); err != nil {
+		t.Fatal(err)
+	}
+	fields := map[string]bool{}
+	for _, e := range d.Evidence {
+		if e.Source == "" || e.Confidence <= 0 || e.Confidence > 1 {
+			t.Errorf("evidence %+v lacks a source or a confidence in (0, 1]", e)
+		}
+		fields[e.Field] = true
+	}
+	for _, f := range []string{"org", "date", "title", "started_at"} {
+		if !fields[f] {
+			t.Errorf("no evidence for %s; have %v", f, fields)
+		}
+	}
+}

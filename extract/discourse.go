@@ -1,0 +1,180 @@
+package extract
+
+import (
+	"encoding/json"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/PuerkitoBio/goquery"
+	"github.com/andybalholm/cascadia"
+	casefile "github.com/incidentlib/casefile"
+	"golang.org/x/net/html"
+	"golang.org/x/net/html/atom"
+)
+
+// discourseSel are the selectors of a Discourse topic's server-rendered
+// (crawler) view, pinned by testdata/discourse.
+var discourseSel = struct {
+	posts, body, author, time, position, title, generator cascadia.Selector
+}{
+	posts:     cascadia.MustCompile(".topic-body.crawler-post, div.crawler-post, [itemtype$='DiscussionForumPosting'].topic-body"),
+	body:      cascadia.MustCompile(".post[itemprop], [itemprop='text'], [itemprop='articleBody'], .post"),
+	author:    cascadia.MustCompile(".creator [itemprop='name'], [itemprop='author'] [itemprop='name'], .creator"),
+	time:      cascadia.MustCompile("time[datetime], [itemprop='datePublished']"),
+	position:  cascadia.MustCompile("[itemprop='position']"),
+	title:     cascadia.MustCompile("#topic-title h1, #topic-title a, h1"),
+	generator: cascadia.MustCompile("meta[name='generator']"),
+}
+
+// discoursePost is one post of a topic.
+type discoursePost struct {
+	number  int
+	author  string
+	staff   bool
+	created *time.Time
+	body    *html.Node
+}
+
+type discourseJSON struct {
+	Title      string `json:"title"`
+	PostStream struct {
+		Posts []struct {
+			PostNumber int    `json:"post_number"`
+			Username   string `json:"username"`
+			CreatedAt  string `json:"created_at"`
+			Cooked     string `json:"cooked"`
+			Staff      bool   `json:"staff"`
+			PostType   int    `json:"post_type"`
+			DeletedAt  any    `json:"deleted_at"`
+		} `json:"posts"`
+	} `json:"post_stream"`
+}
+
+// readDiscourse reads a Discourse topic. The official post comes first: the
+// one the URL's post number points at, else the opening post. After it come
+// the posts by its author or by staff; replies by others are left out.
+func readDiscourse(pg *page) (reading, bool) {
+	m := discourseTopic.FindStringSubmatch(pg.orig.Path)
+	var topic *discourseJSON
+	for _, k := range sortedKeys(pg.p.Extra) {
+		var t discourseJSON
+		if json.Unmarshal(pg.p.Extra[k], &t) == nil && len(t.PostStream.Posts) > 0 {
+			topic = &t
+			break
+		}
+	}
+	htmlPosts := pg.doc.FindMatcher(discourseSel.posts)
+	generator := strings.ToLower(pg.doc.FindMatcher(discourseSel.generator).AttrOr("content", ""))
+	if topic == nil && (htmlPosts.Length() == 0 || m == nil && !strings.Contains(generator, "discourse")) {
+		return reading{}, false
+	}
+	var posts []discoursePost
+	if topic != nil {
+		for _, p := range topic.PostStream.Posts {
+			if p.DeletedAt != nil || p.PostType != 0 && p.PostType != 1 {
+				continue
+			}
+			nodes, err := html.ParseFragment(strings.NewReader(p.Cooked), &html.Node{Type: html.ElementNode, Data: "div", DataAtom: atom.Div})
+			if err != nil {
+				continue
+			}
+			body := &html.Node{Type: html.ElementNode, Data: "div", DataAtom: atom.Div}
+			for _, n := range nodes {
+				body.AppendChild(n)
+			}
+			posts = append(posts, discoursePost{number: p.PostNumber, author: p.Username, staff: p.Staff, created: parseRFC3339(p.CreatedAt), body: body})
+		}
+	} else {
+		htmlPosts.Each(func(i int, s *goquery.Selection) {
+			p := discoursePost{number: i + 1}
+			if n, err := strconv.Atoi(strings.TrimSpace(s.FindMatcher(discourseSel.position).First().Text())); err == nil {
+				p.number = n
+			} else if id := s.AttrOr("id", ""); strings.HasPrefix(id, "post_") {
+				if n, err := strconv.Atoi(strings.TrimPrefix(id, "post_")); err == nil {
+					p.number = n
+				}
+			}
+			p.author = collapse(s.FindMatcher(discourseSel.author).First().Text())
+			if t := s.FindMatcher(discourseSel.time).First(); t.Length() > 0 {
+				v := t.AttrOr("datetime", t.AttrOr("content", ""))
+				p.created = parseRFC3339(v)
+			}
+			if b := s.FindMatcher(discourseSel.body).First(); b.Length() > 0 {
+				p.body = b.Nodes[0]
+			}
+			if p.body != nil {
+				posts = append(posts, p)
+			}
+		})
+	}
+	if len(posts) == 0 {
+		return reading{}, false
+	}
+	want := 1
+	if m != nil && m[3] != "" {
+		want, _ = strconv.Atoi(m[3])
+	}
+	main := 0
+	for i, p := range posts {
+		if p.number == want {
+			main = i
+			break
+		}
+	}
+	order := []int{main}
+	for i, p := range posts {
+		if i != main && (p.author != "" && p.author == posts[main].author || p.staff) {
+			order = append(order, i)
+		}
+	}
+
+	r := reading{platform: PlatformDiscourse, publishedSet: true}
+	if topic != nil {
+		r.title = collapse(topic.Title)
+	}
+	if r.title == "" {
+		r.title = pg.meta["og:title"]
+	}
+	if r.title == "" {
+		r.title = collapse(pg.doc.FindMatcher(discourseSel.title).First().Text())
+	}
+	r.siteName = pg.meta["og:site_name"]
+	r.published = posts[main].created
+	w := newWalker(pg.fetched)
+	w.skip = func(n *html.Node) bool {
+		return hasClass(n, "lightbox-wrapper") || hasClass(n, "meta") || hasClass(n, "crawler-post-meta")
+	}
+	for k, i := range order {
+		p := posts[i]
+		if k > 0 {
+			heading := "Post " + strconv.Itoa(p.number)
+			if p.author != "" {
+				heading += " by " + p.author
+			}
+			w.blocks = append(w.blocks, block{kind: blockHeading, level: 1, text: heading, kindOf: casefile.SectionOther})
+		}
+		first := len(w.blocks)
+		w.walk(p.body)
+		w.flush()
+		if first < len(w.blocks) && p.created != nil {
+			w.blocks[first].reset = true
+			w.blocks[first].day = *p.created
+		}
+	}
+	r.blocks, r.links = w.blocks, w.links
+	if posts[main].created != nil {
+		r.env = r.env.withDay(*posts[main].created)
+	}
+	return r, true
+}
+
+func sortedKeys(m map[string][]byte) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}

@@ -1,0 +1,374 @@
+package extract
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"net/url"
+	"regexp"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/PuerkitoBio/goquery"
+	casefile "github.com/incidentlib/casefile"
+	"github.com/incidentlib/casefile/normalize"
+	"golang.org/x/text/unicode/norm"
+)
+
+// The platforms, as Document.Platform names the reader that read a page.
+const (
+	PlatformStatuspage   = "statuspage"
+	PlatformIncidentIO   = "incident-io"
+	PlatformGCP          = "gcp-status"
+	PlatformGCPOld       = "gcp-status-old"
+	PlatformAWS          = "aws-summary"
+	PlatformAzure        = "azure-pir"
+	PlatformDiscourse    = "discourse"
+	PlatformGitHubReport = "github-availability"
+	PlatformBlog         = "blog"
+)
+
+var (
+	statuspageCode = regexp.MustCompile(`^/incidents/([0-9a-z]{12})/?$`)
+	discourseTopic = regexp.MustCompile(`^(/t/(?:[^/]+/)?(\d+))(?:/(\d+))?/?$`)
+)
+
+// ExtraURLs lists the related resources worth fetching with a page, by its
+// URL: for a Statuspage incident (/incidents/<code>) its JSON in both
+// forms, /api/v2/incidents/<code>.json and the legacy /incidents/<code>.json
+// that carries the postmortem text; for a Discourse topic (/t/<slug>/<id>)
+// its /t/<slug>/<id>.json. Other pages, and pages inside the Wayback
+// Machine, have none.
+func ExtraURLs(pageURL string) []string {
+	u, err := url.Parse(strings.TrimSpace(pageURL))
+	if err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https") {
+		return nil
+	}
+	if _, ok := unwrapWayback(u.String()); ok {
+		return nil
+	}
+	origin := u.Scheme + "://" + u.Host
+	if m := statuspageCode.FindStringSubmatch(u.Path); m != nil {
+		return []string{origin + "/api/v2/incidents/" + m[1] + ".json", origin + "/incidents/" + m[1] + ".json"}
+	}
+	if m := discourseTopic.FindStringSubmatch(u.Path); m != nil {
+		return []string{origin + m[1] + ".json"}
+	}
+	return nil
+}
+
+// reading is what a platform reader makes of a page.
+type reading struct {
+	platform string
+	title    string
+	siteName string
+	blocks   []block
+	links    []string
+	// published is the reader's own publication time; publishedSet says the
+	// reader decided it (go-htmldate is not run).
+	published    *time.Time
+	publishedSet bool
+	// env holds the source's declarations: its zone, the incident's day.
+	env     timeEnv
+	signals []signal
+}
+
+// page is the shared state of one extraction.
+type page struct {
+	ctx       context.Context
+	p         casefile.Page
+	doc       *goquery.Document
+	fetched   *url.URL // the address the body came from (maybe a Wayback capture)
+	orig      *url.URL // the page it stands for
+	meta      map[string]string
+	publisher string
+	headline  string
+}
+
+// Page extracts the document from one fetched page (body already UTF-8).
+// The page is parsed once; the tree is shared by the template readers,
+// go-trafilatura and go-htmldate. The verdict (Document.Postmortem) is
+// always filled: callers refuse pages whose verdict says no. Errors:
+// casefile.ErrInvalid for content it cannot read (binary, a non-HTML media
+// type); the context's error when ctx ends first.
+func Page(ctx context.Context, p casefile.Page) (casefile.Document, error) {
+	addr := p.FinalURL
+	if addr == "" {
+		addr = p.URL
+	}
+	if err := ctx.Err(); err != nil {
+		return casefile.Document{}, fmt.Errorf("extract %s: %w", addr, err)
+	}
+	body := p.Body
+	if reason := unreadable(p.ContentType, body); reason != "" {
+		return casefile.Document{}, casefile.Errorf(casefile.ErrInvalid, "extract %s: %s", addr, reason)
+	}
+	if !norm.NFC.IsNormal(body) {
+		body = norm.NFC.Bytes(body)
+	}
+	if isPlainText(p.ContentType, body) {
+		body = plainToHTML(body)
+	}
+	doc, err := goquery.NewDocumentFromReader(bytes.NewReader(body))
+	if err != nil {
+		return casefile.Document{}, casefile.Errorf(casefile.ErrInvalid, "extract %s: parse html: %w", addr, err)
+	}
+	pg := &page{ctx: ctx, p: p, doc: doc, orig: origURL(addr)}
+	pg.fetched, _ = url.Parse(addr)
+	if href, ok := doc.Find("base[href]").First().Attr("href"); ok && pg.fetched != nil {
+		if b, err := pg.fetched.Parse(href); err == nil {
+			pg.fetched = b
+		}
+	}
+	pg.meta = metaTags(doc)
+	pg.publisher, pg.headline = jsonLDNames(doc)
+
+	r, err := read(pg)
+	if err != nil {
+		return casefile.Document{}, err
+	}
+	return assemble(pg, r), nil
+}
+
+// read picks the reader for the page: by host and path first, then by the
+// template's markup, then the generic reader.
+func read(pg *page) (reading, error) {
+	host := strings.TrimPrefix(strings.ToLower(pg.orig.Hostname()), "www.")
+	path := pg.orig.Path
+	switch {
+	case host == "status.cloud.google.com" && strings.HasPrefix(path, "/incident/"):
+		if r, ok := readGCPOld(pg); ok {
+			return r, nil
+		}
+		return readGeneric(pg, PlatformGCPOld)
+	case (host == "status.cloud.google.com" || host == "google.com" && strings.HasPrefix(path, "/appsstatus/")) && strings.Contains(path, "/incidents/"):
+		if r, ok := readGCP(pg); ok {
+			return r, nil
+		}
+		return readGeneric(pg, PlatformGCP)
+	case host == "aws.amazon.com" && awsMessagePath.MatchString(path):
+		if r, ok := readAWS(pg); ok {
+			return r, nil
+		}
+		return readGeneric(pg, PlatformAWS)
+	case host == "azure.status.microsoft" || host == "status.azure.com" || strings.HasSuffix(host, ".azure.status.microsoft"):
+		return readGeneric(pg, PlatformAzure)
+	case isGitHubReport(pg, host):
+		return readGeneric(pg, PlatformGitHubReport)
+	}
+	if r, ok := readStatuspage(pg); ok {
+		return r, nil
+	}
+	if r, ok := readDiscourse(pg); ok {
+		return r, nil
+	}
+	if isIncidentIO(pg) {
+		if r, ok := readIncidentIO(pg); ok {
+			return r, nil
+		}
+		return readGeneric(pg, PlatformIncidentIO)
+	}
+	return readGeneric(pg, PlatformBlog)
+}
+
+// assemble fills the document common to every reader: title, site,
+// dates, sections, events, links, language and verdict.
+func assemble(pg *page, r reading) casefile.Document {
+	d := casefile.Document{
+		URL:      documentURL(pg.p.URL, pg.doc),
+		Host:     strings.ToLower(pg.orig.Hostname()),
+		Platform: r.platform,
+		SlugDate: slugDate(pg.orig),
+	}
+	d.SiteName = r.siteName
+	if d.SiteName == "" {
+		d.SiteName = siteName(pg.meta, pg.publisher)
+	}
+	d.Title = r.title
+	if d.Title == "" {
+		for _, t := range []string{pg.meta["og:title"], pg.meta["twitter:title"], pg.headline, docTitle(pg.doc)} {
+			if t != "" {
+				d.Title = t
+				break
+			}
+		}
+	}
+	d.Title = cleanTitle(d.Title, d.SiteName)
+
+	if r.publishedSet {
+		d.Published = r.published
+	} else if len(pg.doc.Nodes) > 0 {
+		d.Published = publishedDate(pg.doc.Nodes[0], pg.orig.String(), pg.p.FetchedAt)
+	}
+
+	env := r.env
+	if env.zone == nil {
+		for _, b := range r.blocks {
+			if name, loc, ok := normalize.DeclaredZone(b.text); ok && loc != nil {
+				env.zone, env.zoneName = loc, name
+				break
+			}
+		}
+	}
+	if env.date.IsZero() {
+		env = incidentDay(env, d.Title, r.blocks, d.SlugDate, d.Published)
+	}
+	d.Zone = env.zoneName
+
+	sections, kinds := segment(r.blocks, d.Title)
+	d.Sections = sections
+	d.Events = timeline(r.blocks, kinds, env)
+	d.StatedDurations = statedDurations(r.blocks)
+	d.Links = dedupeLinks(r.links, pg)
+
+	texts := make([]string, 0, len(r.blocks)+1)
+	texts = append(texts, d.Title)
+	paras := 0
+	for _, b := range r.blocks {
+		texts = append(texts, b.text)
+		if b.kind == blockPara {
+			paras++
+		}
+	}
+	d.Language = language(texts...)
+	d.Postmortem = verdict(evidence{
+		url: pg.orig, title: d.Title, signals: r.signals, sections: d.Sections, events: d.Events,
+		text: strings.Join(texts[1:], "\n"), paras: paras, links: len(d.Links),
+	})
+	return d
+}
+
+// incidentDay picks the day a time without a date falls on: a date the
+// title or the lead declares, else the slug date, else the publication
+// date.
+func incidentDay(env timeEnv, title string, blocks []block, slug string, published *time.Time) timeEnv {
+	candidates := []string{title}
+	for _, b := range blocks {
+		if len(candidates) >= 6 {
+			break
+		}
+		if b.kind != blockHeading {
+			candidates = append(candidates, b.text)
+		}
+	}
+	for _, c := range candidates {
+		if t, ok := normalize.DeclaredDate(c); ok {
+			env.date = time.Date(t.Year(), t.Month(), t.Day(), 0, 0, 0, 0, time.UTC)
+			env.year = t.Year()
+			return env
+		}
+	}
+	if slug != "" {
+		if t, err := time.Parse("2006-01-02", slug); err == nil {
+			env.date, env.year = t, t.Year()
+			return env
+		}
+	}
+	if published != nil {
+		env = env.withDay(*published)
+	}
+	return env
+}
+
+// dedupeLinks keeps each cited URL once, in order, without the page itself.
+func dedupeLinks(links []string, pg *page) []string {
+	out := []string{}
+	seen := map[string]bool{}
+	self := strings.TrimSuffix(pg.orig.Host+pg.orig.Path, "/")
+	for _, l := range links {
+		u, err := url.Parse(l)
+		if err != nil {
+			continue
+		}
+		key := strings.TrimSuffix(u.Host+u.Path, "/")
+		if key == self && u.RawQuery == "" {
+			continue
+		}
+		if seen[l] {
+			continue
+		}
+		seen[l] = true
+		out = append(out, l)
+	}
+	return out
+}
+
+// unreadable says why a body cannot be read as a page, or "".
+func unreadable(contentType string, body []byte) string {
+	ct := strings.ToLower(strings.TrimSpace(contentType))
+	if i := strings.IndexByte(ct, ';'); i >= 0 {
+		ct = strings.TrimSpace(ct[:i])
+	}
+	switch {
+	case ct == "", ct == "text/html", ct == "application/xhtml+xml", ct == "text/plain", ct == "text/markdown",
+		ct == "application/xml", ct == "text/xml":
+	default:
+		return "unsupported content type " + ct
+	}
+	sample := body[:min(len(body), 4096)]
+	for _, magic := range []string{"%PDF-", "\x89PNG", "GIF8", "\xff\xd8\xff", "PK\x03\x04", "\x1f\x8b"} {
+		if bytes.HasPrefix(sample, []byte(magic)) {
+			return "binary content"
+		}
+	}
+	if bytes.IndexByte(sample, 0) >= 0 {
+		return "binary content"
+	}
+	if !utf8.Valid(sample) {
+		bad := 0
+		for i := 0; i < len(sample); {
+			r, size := utf8.DecodeRune(sample[i:])
+			if r == utf8.RuneError && size == 1 {
+				bad++
+			}
+			i += size
+		}
+		if bad*20 > len(sample) {
+			return "binary content"
+		}
+	}
+	return ""
+}
+
+func isPlainText(contentType string, body []byte) bool {
+	ct := strings.ToLower(contentType)
+	if !strings.HasPrefix(ct, "text/plain") && !strings.HasPrefix(ct, "text/markdown") {
+		return false
+	}
+	head := bytes.ToLower(body[:min(len(body), 512)])
+	return !bytes.Contains(head, []byte("<html")) && !bytes.Contains(head, []byte("<!doctype"))
+}
+
+// plainToHTML wraps a plain-text body so that the walker reads it line by
+// line, Markdown included.
+func plainToHTML(body []byte) []byte {
+	var b bytes.Buffer
+	b.WriteString(`<html><body><div class="whitespace-pre-wrap">`)
+	b.WriteString(htmlEscape(string(body)))
+	b.WriteString(`</div></body></html>`)
+	return b.Bytes()
+}
+
+func htmlEscape(s string) string {
+	return strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;").Replace(s)
+}
+
+// documentURL is the canonical URL the document is known by, honouring the
+// page's <link rel=canonical>; the URL as given when it has no canonical form.
+func documentURL(raw string, doc *goquery.Document) string {
+	rel := ""
+	doc.Find("link[rel]").EachWithBreak(func(_ int, s *goquery.Selection) bool {
+		for _, v := range strings.Fields(strings.ToLower(s.AttrOr("rel", ""))) {
+			if v == "canonical" {
+				rel = s.AttrOr("href", "")
+				return false
+			}
+		}
+		return true
+	})
+	if c := normalize.CanonicalFromPage(raw, rel); c != "" {
+		return c
+	}
+	return strings.TrimSpace(raw)
+}

@@ -1,0 +1,455 @@
+package extract
+
+import (
+	"encoding/json"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/PuerkitoBio/goquery"
+	"github.com/andybalholm/cascadia"
+	casefile "github.com/incidentlib/casefile"
+	"github.com/incidentlib/casefile/normalize"
+	"golang.org/x/net/html"
+)
+
+// statuspageSel are the selectors of an Atlassian Statuspage incident page,
+// pinned by testdata/statuspage.
+var statuspageSel = struct {
+	name, updates, title, body, stamp, unix, ago, affected cascadia.Selector
+}{
+	name:     cascadia.MustCompile(".incident-name"),
+	updates:  cascadia.MustCompile(".incident-updates-container .update-row, .incident-updates-container .row.update-row"),
+	title:    cascadia.MustCompile(".update-title"),
+	body:     cascadia.MustCompile(".update-body"),
+	stamp:    cascadia.MustCompile(".update-timestamp"),
+	unix:     cascadia.MustCompile("[data-datetime-unix]"),
+	ago:      cascadia.MustCompile(".ago"),
+	affected: cascadia.MustCompile(".components-affected"),
+}
+
+// spPage and spIncident are the fields read from a Statuspage incident's
+// JSON: /api/v2/incidents/<code>.json ({page, incident}) or the legacy
+// /incidents/<code>.json (a bare incident).
+type spPage struct {
+	Name     string `json:"name"`
+	TimeZone string `json:"time_zone"`
+}
+
+type spUpdate struct {
+	Status    string `json:"status"`
+	Body      string `json:"body"`
+	CreatedAt string `json:"created_at"`
+	DisplayAt string `json:"display_at"`
+}
+
+type spIncident struct {
+	Name                  string     `json:"name"`
+	Status                string     `json:"status"`
+	Impact                string     `json:"impact"`
+	CreatedAt             string     `json:"created_at"`
+	StartedAt             string     `json:"started_at"`
+	ResolvedAt            string     `json:"resolved_at"`
+	UpdatedAt             string     `json:"updated_at"`
+	ScheduledFor          string     `json:"scheduled_for"`
+	Backfilled            bool       `json:"backfilled"`
+	PostmortemBody        string     `json:"postmortem_body"`
+	PostmortemPublishedAt string     `json:"postmortem_published_at"`
+	IncidentUpdates       []spUpdate `json:"incident_updates"`
+	Components            []struct {
+		Name string `json:"name"`
+	} `json:"components"`
+	Page *spPage `json:"page"`
+}
+
+// statuspageJSON merges the incident JSON bodies found in extra.
+func statuspageJSON(extra map[string][]byte) (*spIncident, *spPage) {
+	keys := make([]string, 0, len(extra))
+	for k := range extra {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	var inc *spIncident
+	var page *spPage
+	for _, k := range keys {
+		var env struct {
+			Page     *spPage     `json:"page"`
+			Incident *spIncident `json:"incident"`
+		}
+		body := extra[k]
+		if json.Unmarshal(body, &env) != nil {
+			continue
+		}
+		cur := env.Incident
+		if cur == nil {
+			var bare spIncident
+			if json.Unmarshal(body, &bare) != nil || bare.IncidentUpdates == nil && bare.PostmortemBody == "" {
+				continue
+			}
+			cur = &bare
+		}
+		if env.Page != nil && page == nil {
+			page = env.Page
+		}
+		if cur.Page != nil && page == nil {
+			page = cur.Page
+		}
+		if inc == nil {
+			inc = cur
+			continue
+		}
+		mergeIncident(inc, cur)
+	}
+	return inc, page
+}
+
+// mergeIncident fills dst's empty fields from src.
+func mergeIncident(dst, src *spIncident) {
+	fill := func(d *string, s string) {
+		if *d == "" {
+			*d = s
+		}
+	}
+	fill(&dst.Name, src.Name)
+	fill(&dst.Impact, src.Impact)
+	fill(&dst.CreatedAt, src.CreatedAt)
+	fill(&dst.StartedAt, src.StartedAt)
+	fill(&dst.ResolvedAt, src.ResolvedAt)
+	fill(&dst.UpdatedAt, src.UpdatedAt)
+	fill(&dst.ScheduledFor, src.ScheduledFor)
+	fill(&dst.PostmortemBody, src.PostmortemBody)
+	fill(&dst.PostmortemPublishedAt, src.PostmortemPublishedAt)
+	if src.Status == "postmortem" || dst.Status == "" {
+		dst.Status = src.Status
+	}
+	if len(dst.IncidentUpdates) == 0 {
+		dst.IncidentUpdates = src.IncidentUpdates
+	}
+	if len(dst.Components) == 0 {
+		dst.Components = src.Components
+	}
+	dst.Backfilled = dst.Backfilled || src.Backfilled
+}
+
+func parseRFC3339(s string) *time.Time {
+	if s == "" {
+		return nil
+	}
+	t, err := time.Parse(time.RFC3339, s)
+	if err != nil {
+		return nil
+	}
+	t = t.UTC()
+	return &t
+}
+
+// spRow is one update of the trail, from the HTML or the JSON.
+type spRow struct {
+	status     string
+	blocks     []block
+	stamp      string
+	at         *time.Time
+	zone       string
+	zoneOK     bool
+	postmortem bool
+}
+
+var maintenanceStatuses = map[string]bool{"scheduled": true, "in progress": true, "in_progress": true, "verifying": true, "completed": true}
+
+// defaultBodies are the texts Statuspage fills in when the author writes
+// nothing of their own.
+var defaultBodies = regexp.MustCompile(`(?i)^(?:this incident has been resolved|we are (?:currently )?investigating (?:this|the) issue|we(?:'re| are) investigating|a fix has been implemented and we are monitoring the results|the issue has been identified and a fix is being implemented|we are continuing to (?:investigate|monitor|work on a fix for) (?:this|the) issue|we are currently investigating this issue|this issue has been resolved|the scheduled maintenance has been completed|scheduled maintenance is currently in progress[^.]*|we will be undergoing scheduled maintenance during this time|verification is currently underway for the maintenance items)\.?$`)
+
+// readStatuspage reads an Atlassian Statuspage incident: its update rows
+// (newest first) and postmortem from the HTML, with the incident JSON from
+// Extra for the page's name and zone, the incident's start and status, and
+// the postmortem text when the HTML lacks it.
+func readStatuspage(pg *page) (reading, bool) {
+	inc, spg := statuspageJSON(pg.p.Extra)
+	rows := pg.doc.FindMatcher(statuspageSel.updates)
+	if rows.Length() == 0 && inc == nil {
+		return reading{}, false
+	}
+	r := reading{platform: PlatformStatuspage, publishedSet: true}
+	r.title = collapse(pg.doc.FindMatcher(statuspageSel.name).First().Text())
+	if r.title == "" && inc != nil {
+		r.title = collapse(inc.Name)
+	}
+	if spg != nil {
+		r.siteName = collapse(spg.Name)
+		on := pg.p.FetchedAt
+		if inc != nil {
+			if t := parseRFC3339(inc.CreatedAt); t != nil {
+				on = *t
+			}
+		}
+		if loc, ok := normalize.LookupZone(spg.TimeZone, on); ok && spg.TimeZone != "" {
+			r.env.zone, r.env.zoneName = loc, spg.TimeZone
+		}
+	}
+	if r.siteName == "" {
+		r.siteName = pg.meta["og:site_name"]
+	}
+	if r.siteName == "" {
+		// "<Page> Status - <Incident>"
+		t := docTitle(pg.doc)
+		if i := strings.Index(t, " - "); i > 0 {
+			r.siteName = strings.TrimSuffix(strings.TrimSpace(t[:i]), " Status")
+		}
+	}
+	if r.title == "" {
+		r.title = cleanTitle(docTitle(pg.doc), r.siteName+" Status")
+	}
+
+	w := newWalker(pg.fetched)
+	var updates []spRow
+	rows.Each(func(_ int, s *goquery.Selection) {
+		updates = append(updates, statuspageRow(s, w, &r.env))
+	})
+	if len(updates) == 0 && inc != nil {
+		for _, u := range inc.IncidentUpdates {
+			at := parseRFC3339(u.DisplayAt)
+			if at == nil {
+				at = parseRFC3339(u.CreatedAt)
+			}
+			row := spRow{status: strings.ReplaceAll(u.Status, "_", " "), at: at, blocks: textBlocks(u.Body, true)}
+			if at != nil {
+				row.stamp = u.CreatedAt
+				row.zone, row.zoneOK = "UTC", strings.HasSuffix(u.CreatedAt, "Z")
+				if !row.zoneOK {
+					row.zone = r.env.zoneName
+				}
+			}
+			for _, b := range row.blocks {
+				for _, l := range bareURLs(b.text) {
+					w.link(l)
+				}
+			}
+			updates = append(updates, row)
+		}
+	}
+	if r.env.zone == nil {
+		// The zone of the page is the one its stamps are written in.
+		for _, u := range updates {
+			if u.zone != "" && u.zoneOK {
+				if loc, ok := normalize.LookupZone(u.zone, derefTime(u.at)); ok {
+					r.env.zone, r.env.zoneName = loc, u.zone
+					break
+				}
+			}
+		}
+	}
+
+	// The incident's start decides the day of times the postmortem writes
+	// without a date.
+	var start *time.Time
+	if inc != nil {
+		start = parseRFC3339(inc.StartedAt)
+		if start == nil {
+			start = parseRFC3339(inc.CreatedAt)
+		}
+	}
+	for _, u := range updates {
+		if u.at != nil && (start == nil || u.at.Before(*start)) && !u.postmortem {
+			start = u.at
+		}
+	}
+	if start != nil {
+		r.env = r.env.withDay(*start)
+	}
+
+	// Postmortem first (it heads the page), then the trail of updates.
+	hasPostmortem := false
+	for _, u := range updates {
+		if u.postmortem {
+			hasPostmortem = true
+			r.blocks = append(r.blocks, u.blocks...)
+		}
+	}
+	if !hasPostmortem && inc != nil && strings.TrimSpace(inc.PostmortemBody) != "" {
+		hasPostmortem = true
+		for _, b := range textBlocks(inc.PostmortemBody, true) {
+			for _, l := range bareURLs(b.text) {
+				w.link(l)
+			}
+			r.blocks = append(r.blocks, b)
+		}
+		if at := parseRFC3339(inc.PostmortemPublishedAt); at != nil {
+			updates = append([]spRow{{status: "postmortem", at: at, stamp: inc.PostmortemPublishedAt, zone: "UTC", zoneOK: true, postmortem: true}}, updates...)
+		}
+	}
+	for i := range r.blocks {
+		if r.blocks[i].kind == blockHeading && r.blocks[i].level == 0 {
+			r.blocks[i].level = 2
+		}
+	}
+	if len(updates) > 0 {
+		r.blocks = append(r.blocks, block{kind: blockHeading, level: 2, text: "Updates", kindOf: casefile.SectionTimeline})
+	}
+	substantive, substantiveText, defaultsOnly := 0, 0, true
+	resolved, maintenance := false, false
+	for _, u := range updates {
+		text := rowText(u.blocks)
+		b := block{kind: blockItem, at: u.at, stamp: u.stamp, zone: u.zone, zoneWritten: u.zoneOK, status: u.status}
+		label := strings.ToUpper(u.status[:min(1, len(u.status))]) + u.status[min(1, len(u.status)):]
+		if u.postmortem {
+			b.text = label
+			if first := firstPara(u.blocks); first != "" {
+				b.text = label + " - " + first
+			}
+			b.noScan = true
+		} else {
+			b.text = strings.TrimSpace(label + " - " + text)
+			if text == "" {
+				b.text = label
+			}
+		}
+		r.blocks = append(r.blocks, b)
+		switch {
+		case u.status == "resolved" || u.status == "completed":
+			resolved = true
+		case maintenanceStatuses[u.status]:
+			maintenance = true
+		}
+		if u.postmortem {
+			continue
+		}
+		if text != "" && !defaultBodies.MatchString(oneLine(text)) {
+			defaultsOnly = false
+			substantive++
+			substantiveText += len(text)
+		}
+	}
+	if aff := collapse(pg.doc.FindMatcher(statuspageSel.affected).First().Text()); aff != "" {
+		r.blocks = append(r.blocks, block{kind: blockHeading, level: 2, text: "Affected components", kindOf: casefile.SectionImpact}, block{kind: blockPara, text: aff})
+	} else if inc != nil && len(inc.Components) > 0 {
+		var names []string
+		for _, c := range inc.Components {
+			names = append(names, c.Name)
+		}
+		r.blocks = append(r.blocks, block{kind: blockHeading, level: 2, text: "Affected components", kindOf: casefile.SectionImpact},
+			block{kind: blockPara, text: "This incident affected: " + strings.Join(names, ", ") + "."})
+	}
+	r.links = w.links
+
+	// Publication: the postmortem's, else the latest update's.
+	for _, u := range updates {
+		if u.at == nil {
+			continue
+		}
+		if u.postmortem {
+			t := *u.at
+			r.published = &t
+			break
+		}
+		if r.published == nil || u.at.After(*r.published) {
+			t := *u.at
+			r.published = &t
+		}
+	}
+
+	// The verdict's structured signals.
+	status := ""
+	if inc != nil {
+		status = inc.Status
+		if inc.Impact == "maintenance" || inc.ScheduledFor != "" {
+			maintenance = true
+		}
+		if inc.ResolvedAt != "" {
+			resolved = true
+		}
+	}
+	switch {
+	case hasPostmortem || status == "postmortem":
+		r.signals = append(r.signals, signal{3, "statuspage postmortem"})
+	case maintenance:
+		r.signals = append(r.signals, signal{-4, "statuspage scheduled maintenance"})
+	case !resolved && len(updates) > 0:
+		r.signals = append(r.signals, signal{-3, "statuspage incident still open: " + updates[0].status})
+	case defaultsOnly:
+		r.signals = append(r.signals, signal{-2, "statuspage updates carry only default texts"})
+	case substantive >= 2 && substantiveText >= 300:
+		r.signals = append(r.signals, signal{2, "statuspage resolved incident with a substantive update trail"})
+	}
+	return r, true
+}
+
+func derefTime(t *time.Time) time.Time {
+	if t == nil {
+		return time.Time{}
+	}
+	return *t
+}
+
+// statuspageRow reads one update row: its label, body blocks and stamp.
+// The instant comes from data-datetime-unix (milliseconds); the written
+// stamp gives the zone, and the instant when the attribute is missing.
+func statuspageRow(s *goquery.Selection, w *walker, env *timeEnv) spRow {
+	row := spRow{status: strings.ToLower(collapse(s.FindMatcher(statuspageSel.title).First().Text()))}
+	row.postmortem = row.status == "postmortem"
+	if body := s.FindMatcher(statuspageSel.body).First(); body.Length() > 0 {
+		bw := newWalker(w.base)
+		bw.walk(body.Nodes[0])
+		bw.flush()
+		row.blocks = bw.blocks
+		w.links = append(w.links, bw.links...)
+	}
+	stampSel := s.FindMatcher(statuspageSel.stamp).First()
+	if stampSel.Length() == 0 {
+		return row
+	}
+	var b textBuf
+	for c := stampSel.Nodes[0].FirstChild; c != nil; c = c.NextSibling {
+		if c.Type == html.ElementNode && hasClass(c, "ago") {
+			continue
+		}
+		collectInline(c, &b, nil)
+	}
+	stamp := oneLine(b.take())
+	stamp = strings.TrimSpace(strings.TrimPrefix(stamp, "Posted"))
+	stamp = strings.TrimPrefix(stamp, ". ")
+	row.stamp = stamp
+	if u := stampSel.FindMatcher(statuspageSel.unix).First(); u.Length() > 0 {
+		if ms, err := strconv.ParseInt(strings.TrimSpace(u.AttrOr("data-datetime-unix", "")), 10, 64); err == nil && ms > 0 {
+			if ms < 1e11 { // seconds, not milliseconds
+				ms *= 1000
+			}
+			t := time.UnixMilli(ms).UTC()
+			row.at = &t
+		}
+	}
+	ctx := env.ctx()
+	if row.at != nil {
+		ctx.Year = row.at.Year()
+	}
+	if st, ok := normalize.ParseTime(stamp, ctx); ok {
+		if st.ZoneKnown {
+			row.zone, row.zoneOK = st.ZoneName, st.ZoneWritten
+		}
+		if row.at == nil && st.HasClock && st.At.Year() >= 1990 {
+			t := st.At.UTC()
+			row.at = &t
+		}
+	}
+	return row
+}
+
+// rowText joins an update's blocks into one text, a line per block.
+func rowText(blocks []block) string {
+	parts := make([]string, 0, len(blocks))
+	for _, b := range blocks {
+		parts = append(parts, b.text)
+	}
+	return strings.Join(parts, "\n")
+}
+
+func firstPara(blocks []block) string {
+	for _, b := range blocks {
+		if b.kind != blockHeading {
+			return clip(oneLine(b.text))
+		}
+	}
+	return ""
+}

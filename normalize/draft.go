@@ -1,0 +1,1189 @@
+package normalize
+
+import (
+	"fmt"
+	"net/url"
+	"regexp"
+	"slices"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	casefile "github.com/incidentlib/casefile"
+)
+
+// Limits of drafted texts, in bytes (cut at a sentence end).
+const (
+	maxSummaryLen  = 1200
+	maxSymptomsLen = 1200
+	maxShortLen    = 600
+	maxTitleLen    = 240
+	maxItems       = 20
+)
+
+// Draft turns a document into a draft case, with evidence for every
+// drafted field: the sentence or element it came from, the rule that chose
+// it and a confidence. An English document fills the en side of every text
+// and leaves ko empty (null); a Korean one (Language "ko") fills ko.
+//
+// The draft follows the library's rules (shared/docs/case-format.md):
+// date is the UTC day the incident began, never the publication date
+// unless nothing else is known (then with low confidence and evidence
+// saying so); the timeline durations come from the events as described at
+// chooseTimeline, with a duration stated in words kept beside them; fields
+// the page does not support are null or "unknown"; every slug is in the
+// vocabulary. The evidence holds the fields "org", "org_slug", "date",
+// "source_kind", "started_at", "detected_at", "resolved_at" (Value in
+// RFC 3339 UTC, empty when not found), "detected_after", "resolved_after",
+// "title", "summary", "symptoms_text", "trigger", "detection", "lessons",
+// "impact.scope", "impact.users", "impact.region", "root_cause",
+// "symptoms", "contributing", "components", "domain", "remediation",
+// "action_items" and "docs" (one entry per slug, item or link; an entry
+// with an empty Value says why a field is empty).
+//
+// Draft fails with casefile.ErrNotPostmortem when the document's verdict
+// says it is not a postmortem, and with casefile.ErrInvalid when its URL is
+// not a valid source URL or no incident date can be found at all.
+func Draft(doc casefile.Document) (casefile.Draft, error) {
+	if !doc.Postmortem.IsPostmortem {
+		reasons := strings.Join(doc.Postmortem.Reasons, "; ")
+		if reasons == "" {
+			reasons = "no postmortem signals"
+		}
+		return casefile.Draft{}, casefile.Errorf(casefile.ErrNotPostmortem, "draft %s: not a postmortem: %s", doc.URL, reasons)
+	}
+	canonical, archived, err := CanonicalURL(doc.URL)
+	if err != nil {
+		return casefile.Draft{}, fmt.Errorf("draft: %w", err)
+	}
+	d := &drafter{doc: doc, v: DefaultVocabulary(), ko: strings.EqualFold(doc.Language, "ko"), url: canonical}
+	c := casefile.Case{
+		DateKind:     "incident",
+		Severity:     "unknown",
+		Related:      []string{},
+		RecurrenceOf: nil,
+		Review:       casefile.Review{WrittenBy: casefile.WrittenByCasefile},
+	}
+
+	// Owner and source.
+	owner := PageOwner(doc.URL, doc.SiteName)
+	c.Org, c.OrgSlug = owner.Name, owner.Slug
+	d.add("org", owner.Name, owner.Source, owner.Rule, owner.Confidence)
+	d.add("org_slug", owner.Slug, owner.Name, "OrgSlug of the org: lower-case ASCII, hyphens", owner.Confidence)
+	kind := SourceKind(canonical, doc.Platform)
+	src := casefile.Source{URL: canonical, Kind: kind}
+	if archived != "" {
+		src.Archived = &archived
+	}
+	c.Sources = []casefile.Source{src}
+	d.add("source_kind", kind, canonical, "SourceKind of the host and the template "+quoteOr(doc.Platform, "(none)"), 0.8)
+
+	// Timeline and date.
+	tl := chooseTimeline(doc)
+	d.timelineEvidence(tl)
+	date, err := d.date(tl)
+	if err != nil {
+		return casefile.Draft{}, err
+	}
+	c.Date = date
+	c.Timeline = casefile.Timeline{DetectedAfter: tl.detectedAfter, ResolvedAfter: tl.resolvedAfter}
+	d.ev = append(d.ev, tl.detectedAfterEv, tl.resolvedAfterEv)
+
+	// Texts.
+	c.Title = d.title(owner)
+	c.Summary = d.summary()
+	c.SymptomsText = d.symptomsText()
+	c.Trigger = d.trigger()
+	c.Detection = d.detection()
+	c.Lessons = d.lessons()
+	c.Impact = d.impact()
+
+	// Classification.
+	cl := d.v.Classify(doc)
+	c.RootCause = cl.RootCause.Slug
+	d.add("root_cause", cl.RootCause.Slug, cl.RootCause.Sentence, cl.RootCause.Rule, hitConfidence(cl.RootCause))
+	c.Symptoms = d.hits("symptoms", cl.Symptoms)
+	c.Contributing = d.hits("contributing", cl.Contributing)
+	c.Components = d.hits("components", cl.Components)
+	c.Domain = d.hits("domain", cl.Domains)
+
+	// Lists.
+	c.Remediation = d.items("remediation", casefile.SectionRemediation, false)
+	c.ActionItems = d.items("action_items", casefile.SectionActionItems, true)
+	c.Docs = d.docs()
+
+	if err := Validate(c); err != nil {
+		// Draft builds only what the schema allows; a failure is a bug.
+		return casefile.Draft{}, fmt.Errorf("draft %s: the draft does not validate: %w", canonical, err)
+	}
+	return casefile.Draft{Case: c, Evidence: d.ev}, nil
+}
+
+// drafter carries the document and the evidence gathered so far.
+type drafter struct {
+	doc casefile.Document
+	v   *Vocabulary
+	ko  bool
+	url string
+	ev  []casefile.Evidence
+}
+
+func (d *drafter) add(field, value, source, rule string, conf float64) {
+	d.ev = append(d.ev, casefile.Evidence{Field: field, Value: value, Source: clip(source, 600), Rule: rule, Confidence: conf})
+}
+
+// text puts s on the document's language side.
+func (d *drafter) text(s string) casefile.Text {
+	if d.ko {
+		return casefile.Text{KO: s}
+	}
+	return casefile.Text{EN: s}
+}
+
+func quoteOr(s, empty string) string {
+	if s == "" {
+		return empty
+	}
+	return fmt.Sprintf("%q", s)
+}
+
+// timelineEvidence records started_at, detected_at and resolved_at.
+func (d *drafter) timelineEvidence(tl tlChoice) {
+	note := func(rule string) string {
+		if tl.ignoredNote != "" {
+			return rule + "; " + tl.ignoredNote
+		}
+		return rule
+	}
+	moment := func(field string, m *tlMoment, missing string) {
+		if m == nil {
+			d.add(field, "", "", note(missing), 0.5)
+			return
+		}
+		d.add(field, utc(m.at), m.source, note(m.rule), m.conf)
+	}
+	moment("started_at", tl.start, "no usable time-stamped event marks the start")
+	moment("detected_at", tl.detected, "no event says alerted, paged, detected, noticed or investigating, and no status post")
+	moment("resolved_at", tl.resolved, "no event says resolved or recovered, no impact range ends, and no duration is stated")
+}
+
+// date picks the case date: the UTC day of the start, else the URL's date,
+// else the publication date (low confidence).
+func (d *drafter) date(tl tlChoice) (string, error) {
+	switch {
+	case tl.start != nil:
+		day := tl.start.at.UTC().Format("2006-01-02")
+		d.add("date", day, tl.start.source, "UTC day of started_at "+utc(tl.start.at), tl.start.conf)
+		return day, nil
+	case slugDateRe.MatchString(d.doc.SlugDate):
+		d.add("date", d.doc.SlugDate, d.doc.URL, "date in the URL: the timeline gives no usable start", 0.5)
+		return d.doc.SlugDate, nil
+	case d.doc.Published != nil:
+		day := d.doc.Published.UTC().Format("2006-01-02")
+		d.add("date", day, d.doc.Published.UTC().Format("2006-01-02T15:04:05Z07:00"),
+			"publication date of the write-up, used only because the timeline and the URL give no date: the incident may be earlier", 0.2)
+		return day, nil
+	}
+	return "", casefile.Errorf(casefile.ErrInvalid, "draft %s: no incident date: no time-stamped event, no date in the url and no publication date", d.url)
+}
+
+var slugDateRe = regexp.MustCompile(`^\d{4}-\d{2}-\d{2}$`)
+
+// titlePrefixRe strips labels that say what kind of page it is, not what
+// happened.
+var (
+	titlePrefixRe = regexp.MustCompile(`(?i)^\s*(?:\[(?:resolved|update|updated|closed|postmortem|post-mortem|rca|pir|해결|해결됨|복구|완료)\]\s*|(?:resolved|update|postmortem|post-mortem|post mortem|incident report|incident review|incident analysis|incident retrospective|post[- ]incident (?:review|report)(?: \(PIR\))?|PIR|RCA|root cause analysis|summary|장애 ?보고(?:서)?|사후 ?분석|포스트모템)\s*[:\-–—|]\s*)`)
+	titleOfRe     = regexp.MustCompile(`(?i)^\s*(?:a\s+)?(?:post[- ]?mortem|incident report|incident review|root cause analysis|RCA|retrospective)\s+(?:of|for|on|about)\s+(?:the\s+)?`)
+	titleSuffixRe = regexp.MustCompile(`\s+[|·–—-]\s+[^|·–—-]{1,60}$`)
+)
+
+// cleanTitle rewrites a headline minimally: page-type labels go
+// ("Postmortem: …", "[Resolved] …", "Incident report for …"), and a
+// trailing " | Site" or " - Org" that names the site goes.
+func cleanTitle(t string, names ...string) string {
+	t = strings.Join(strings.Fields(t), " ")
+	for range 3 {
+		n := titlePrefixRe.ReplaceAllString(t, "")
+		n = titleOfRe.ReplaceAllString(n, "")
+		if n == t {
+			break
+		}
+		t = n
+	}
+	if loc := titleSuffixRe.FindStringIndex(t); loc != nil {
+		tail := strings.TrimSpace(strings.TrimLeft(strings.TrimSpace(t[loc[0]:]), "|·–—-"))
+		for _, n := range names {
+			if n != "" && (strings.EqualFold(tail, n) || strings.Contains(strings.ToLower(tail), strings.ToLower(n))) {
+				t = t[:loc[0]]
+				break
+			}
+		}
+	}
+	t = strings.TrimSpace(t)
+	if r, size := utf8.DecodeRuneInString(t); size > 0 && r >= 'a' && r <= 'z' {
+		t = strings.ToUpper(t[:1]) + t[1:]
+	}
+	return clipSentence(t, maxTitleLen)
+}
+
+func (d *drafter) title(owner Owner) casefile.Text {
+	t := cleanTitle(d.doc.Title, owner.Name, d.doc.SiteName)
+	if t != "" {
+		d.add("title", t, d.doc.Title, "the page's headline with page-type labels and the site name removed", 0.6)
+		return d.text(t)
+	}
+	for _, p := range d.paragraphs(casefile.SectionSummary, casefile.SectionTitle, casefile.SectionRootCause) {
+		if s := textSentences(p); len(s) > 0 {
+			t = clipSentence(s[0], maxTitleLen)
+			d.add("title", t, s[0], "the page has no headline: first sentence of the summary", 0.3)
+			return d.text(t)
+		}
+	}
+	d.add("title", "", "", "the page has no headline and no summary", 0.1)
+	return casefile.Text{}
+}
+
+// paragraphs returns the paragraphs of every section of the given kinds,
+// in the order of the kinds, then of the page.
+func (d *drafter) paragraphs(kinds ...casefile.SectionKind) []string {
+	var out []string
+	for _, k := range kinds {
+		for _, s := range d.doc.Sections {
+			if s.Kind != k {
+				continue
+			}
+			for _, p := range s.Paragraphs {
+				if p = strings.TrimSpace(p); p != "" {
+					out = append(out, p)
+				}
+			}
+		}
+	}
+	return out
+}
+
+func (d *drafter) hasSection(k casefile.SectionKind) bool {
+	for _, s := range d.doc.Sections {
+		if s.Kind == k {
+			return true
+		}
+	}
+	return false
+}
+
+func (d *drafter) headings(kinds ...casefile.SectionKind) string {
+	var hs []string
+	for _, s := range d.doc.Sections {
+		for _, k := range kinds {
+			if s.Kind == k && s.Heading != "" {
+				hs = append(hs, fmt.Sprintf("%q", s.Heading))
+			}
+		}
+	}
+	if len(hs) == 0 {
+		return "sections of kind " + string(kinds[0])
+	}
+	return "sections " + strings.Join(hs, ", ")
+}
+
+// joinParagraphs keeps at most n paragraphs within limit bytes, cutting
+// the last one at a sentence end.
+func joinParagraphs(ps []string, n, limit int) string {
+	var kept []string
+	total := 0
+	for _, p := range ps {
+		if len(kept) == n {
+			break
+		}
+		p = strings.Join(strings.Fields(p), " ")
+		room := limit - total - 2*len(kept)
+		if room < 80 {
+			break
+		}
+		if len(p) > room {
+			p = clipSentence(p, room)
+			kept = append(kept, p)
+			break
+		}
+		kept = append(kept, p)
+		total += len(p)
+	}
+	return strings.Join(kept, "\n\n")
+}
+
+func (d *drafter) summary() casefile.Text {
+	var ps []string
+	var from []string
+	if p := d.paragraphs(casefile.SectionSummary); len(p) > 0 {
+		ps, from = append(ps, p[:min(2, len(p))]...), append(from, d.headings(casefile.SectionSummary))
+	} else if p := d.paragraphs(casefile.SectionTitle); len(p) > 0 {
+		ps, from = append(ps, p[:min(2, len(p))]...), append(from, "the introduction")
+	}
+	if p := d.paragraphs(casefile.SectionRootCause); len(p) > 0 {
+		ps, from = append(ps, p[0]), append(from, d.headings(casefile.SectionRootCause))
+	}
+	if len(ps) == 0 {
+		if p := d.paragraphs(casefile.SectionOther, casefile.SectionTimeline); len(p) > 0 {
+			ps, from = append(ps, p[:min(2, len(p))]...), append(from, "the first sections of the page")
+		}
+	}
+	s := joinParagraphs(ps, 3, maxSummaryLen)
+	if s == "" {
+		d.add("summary", "", "", "no summary, introduction or root-cause paragraphs", 0.2)
+		return casefile.Text{}
+	}
+	d.add("summary", s, strings.Join(ps, "\n\n"), "paragraphs of "+strings.Join(from, " and ")+", at most 3 and about 1200 characters", 0.6)
+	return d.text(s)
+}
+
+// statusUpdateRe: labels of status updates that describe the incident as
+// it happened.
+var statusUpdateRe = regexp.MustCompile(`(?i)^(?:investigating|identified|update|monitoring)$`)
+
+func (d *drafter) symptomsText() casefile.Text {
+	ps := d.paragraphs(casefile.SectionImpact, casefile.SectionSymptoms)
+	from := d.headings(casefile.SectionImpact, casefile.SectionSymptoms)
+	if len(ps) == 0 {
+		var items []string
+		for _, s := range d.doc.Sections {
+			if s.Kind == casefile.SectionImpact || s.Kind == casefile.SectionSymptoms {
+				items = append(items, s.Items...)
+			}
+		}
+		if len(items) > 0 {
+			ps = []string{joinItems(items)}
+		}
+	}
+	if len(ps) == 0 {
+		seen := map[string]bool{}
+		for _, e := range sortedEvents(d.doc.Events) {
+			if statusUpdateRe.MatchString(strings.TrimSpace(e.Status)) && !seen[e.Text] && strings.TrimSpace(e.Text) != "" {
+				seen[e.Text] = true
+				ps = append(ps, e.Text)
+			}
+			if len(ps) == 2 {
+				break
+			}
+		}
+		from = "the first status updates"
+	}
+	s := joinParagraphs(ps, 3, maxSymptomsLen)
+	if s == "" {
+		d.add("symptoms_text", "", "", "no impact or symptoms section and no status updates", 0.2)
+		return casefile.Text{}
+	}
+	d.add("symptoms_text", s, strings.Join(ps, "\n\n"), "paragraphs of "+from, 0.6)
+	return d.text(s)
+}
+
+// joinItems makes one paragraph of list items.
+func joinItems(items []string) string {
+	var out []string
+	for _, it := range items {
+		it = cleanItem(it)
+		if it == "" {
+			continue
+		}
+		if !strings.ContainsAny(it[len(it)-1:], ".!?다") {
+			it += "."
+		}
+		out = append(out, it)
+	}
+	return strings.Join(out, " ")
+}
+
+var triggerRe = regexp.MustCompile(`(?i)\b(?:change[ds]?|deploy\w*|updat\w+|push\w*|upgrad\w+|migrat\w+|configuration|trigger\w*|caused by|began when|started when|releas\w+|rollout|rolled out|restart\w*)\b|변경|배포|업데이트|촉발|재시작`)
+
+func (d *drafter) trigger() casefile.Text {
+	if ps := d.paragraphs(casefile.SectionTrigger); len(ps) > 0 {
+		s := firstSentences(textSentences(strings.Join(ps, " ")), 2, maxShortLen)
+		d.add("trigger", s, strings.Join(ps, "\n\n"), "first sentences of "+d.headings(casefile.SectionTrigger), 0.7)
+		return d.text(s)
+	}
+	for _, kinds := range [][]casefile.SectionKind{{casefile.SectionRootCause}, {casefile.SectionSummary, casefile.SectionTitle}} {
+		var hits []string
+		for _, p := range d.paragraphs(kinds...) {
+			for _, s := range textSentences(p) {
+				if loc := triggerRe.FindStringIndex(s); loc != nil && !negatedAt(s, loc[0], loc[1]) {
+					hits = append(hits, s)
+				}
+			}
+		}
+		if len(hits) > 0 {
+			s := firstSentences(hits, 2, maxShortLen)
+			d.add("trigger", s, strings.Join(hits, " "), "sentences of "+d.headings(kinds...)+" that name a change, deploy, update or trigger", 0.5)
+			return d.text(s)
+		}
+	}
+	d.add("trigger", "", "", "no trigger section and no sentence naming a change or trigger", 0.3)
+	return casefile.Text{}
+}
+
+// firstSentences joins the first n sentences within limit bytes.
+func firstSentences(ss []string, n, limit int) string {
+	var out []string
+	total := 0
+	for _, s := range ss {
+		if len(out) == n {
+			break
+		}
+		if total+len(s)+1 > limit {
+			if len(out) == 0 {
+				out = append(out, clipSentence(s, limit))
+			}
+			break
+		}
+		out = append(out, s)
+		total += len(s) + 1
+	}
+	return strings.Join(out, " ")
+}
+
+var detectionSentenceRe = regexp.MustCompile(`(?i)\balert(?:ed|s|ing)?\b|\bpaged\b|\bpages?\s+(?:fire[sd]?|went out)|\b(?:first|automated)\s+pages?\b|\bdetected\b|\bnoticed\b|\bbecame aware\b|\bmonitors?\b.*\b(?:fired|triggered|showed|reported)|\bdeclared\b|알림|감지|인지|알렸`)
+
+func (d *drafter) detection() *casefile.Text {
+	if ps := d.paragraphs(casefile.SectionDetection); len(ps) > 0 {
+		s := joinParagraphs(ps, 2, maxShortLen)
+		d.add("detection", s, strings.Join(ps, "\n\n"), "paragraphs of "+d.headings(casefile.SectionDetection), 0.7)
+		t := d.text(s)
+		return &t
+	}
+	var hits []string
+	for _, s := range documentSentences(d.doc) {
+		if tlIgnoredSections[s.kind] || s.kind == casefile.SectionRemediation || s.kind == casefile.SectionTitle {
+			continue
+		}
+		if loc := detectionSentenceRe.FindStringIndex(s.text); loc != nil && !negatedAt(s.text, loc[0], loc[1]) {
+			hits = append(hits, s.text)
+		}
+		if len(hits) == 2 {
+			break
+		}
+	}
+	if len(hits) == 0 {
+		d.add("detection", "", "", "null: no detection section and no sentence saying alerted, paged, detected or noticed", 0.5)
+		return nil
+	}
+	s := firstSentences(hits, 2, maxShortLen)
+	d.add("detection", s, strings.Join(hits, " "), "sentences saying alerted, paged, detected, noticed or declared", 0.5)
+	t := d.text(s)
+	return &t
+}
+
+func (d *drafter) lessons() *casefile.Text {
+	if !d.hasSection(casefile.SectionLessons) {
+		d.add("lessons", "", "", "null: no lessons section", 0.6)
+		return nil
+	}
+	ps := d.paragraphs(casefile.SectionLessons)
+	var items []string
+	for _, s := range d.doc.Sections {
+		if s.Kind == casefile.SectionLessons {
+			items = append(items, s.Items...)
+		}
+	}
+	if len(items) > 0 {
+		ps = append(ps, joinItems(items))
+	}
+	s := joinParagraphs(ps, 3, maxSummaryLen)
+	if s == "" {
+		d.add("lessons", "", "", "null: the lessons section is empty", 0.5)
+		return nil
+	}
+	d.add("lessons", s, strings.Join(ps, "\n\n"), "paragraphs and items of "+d.headings(casefile.SectionLessons), 0.7)
+	t := d.text(s)
+	return &t
+}
+
+// Impact patterns.
+var (
+	regionRe = regexp.MustCompile(`(?i)\b(?:us|eu|ap|sa|ca|me|af|il|mx|cn)-(?:gov-)?(?:east|west|north|south|central|northeast|southeast|northwest|southwest)-\d\b|\b(?:us|europe|asia|australia|northamerica|southamerica|me|africa)-(?:east|west|north|south|central|northeast|southeast|northwest|southwest)\d+(?:-[a-f])?\b|\bN(?:orthern|\.) Virginia\b|\b(?:East|West|North|South|Central|North Central|South Central|West Central) (?:US|Europe|Asia)(?: \d)?\b|\ball (?:GCE |AWS |Azure )?regions\b`)
+	usersRe  = regexp.MustCompile(`(?i)(?:\b\d+(?:\.\d+)?\s?%|\b(?:all|some|most|many|a (?:small |large )?(?:subset|portion|number|fraction|percentage)|the majority|a majority)|\b(?:approximately|about|over|around|nearly|roughly|more than|up to) \d[\d,]*|\b\d{1,3}(?:,\d{3})+|\b\d{2,})\s+(?:of\s+)?(?:our\s+|the\s+|all\s+)?(?:[A-Za-z-]+\s+){0,2}?(?:customers|users|accounts|merchants|developers|tenants|organi[sz]ations|sites|websites)\b`)
+)
+
+func (d *drafter) impact() casefile.Impact {
+	imp := casefile.Impact{Scope: "unknown", Users: "unknown", Region: "unknown"}
+	impactPs := d.paragraphs(casefile.SectionImpact)
+	if len(impactPs) > 0 {
+		if ss := textSentences(impactPs[0]); len(ss) > 0 {
+			imp.Scope = strings.TrimRight(clipSentence(ss[0], 300), " ")
+			d.add("impact.scope", imp.Scope, impactPs[0], "first sentence of "+d.headings(casefile.SectionImpact), 0.5)
+		}
+	} else {
+		d.add("impact.scope", "unknown", "", "no impact section", 0.5)
+	}
+
+	var userSrc []string
+	userSrc = append(userSrc, impactPs...)
+	userSrc = append(userSrc, d.paragraphs(casefile.SectionSymptoms, casefile.SectionSummary, casefile.SectionTitle)...)
+	for _, p := range userSrc {
+		found := false
+		for _, s := range textSentences(p) {
+			if m := usersRe.FindString(s); m != "" {
+				imp.Users = strings.TrimSpace(m)
+				d.add("impact.users", imp.Users, s, "first phrase naming a share or number of customers or users in the impact, symptoms or summary paragraphs", 0.4)
+				found = true
+				break
+			}
+		}
+		if found {
+			break
+		}
+	}
+	if imp.Users == "unknown" {
+		d.add("impact.users", "unknown", "", "no phrase names which customers or users were affected", 0.5)
+	}
+
+	var regions, sources []string
+	seen := map[string]bool{}
+	regionText := []string{d.doc.Title}
+	regionText = append(regionText, d.paragraphs(casefile.SectionImpact, casefile.SectionSummary, casefile.SectionTitle)...)
+	for _, s := range d.doc.Sections {
+		if s.Kind == casefile.SectionImpact {
+			regionText = append(regionText, s.Items...)
+		}
+	}
+	for _, p := range regionText {
+		for _, m := range regionRe.FindAllString(p, -1) {
+			k := strings.ToLower(m)
+			if !seen[k] {
+				seen[k] = true
+				regions = append(regions, m)
+				sources = append(sources, p)
+			}
+		}
+	}
+	if len(regions) > 0 {
+		imp.Region = strings.Join(regions, ", ")
+		d.add("impact.region", imp.Region, strings.Join(sources, "\n\n"), "region names and codes (us-east-1, europe-west2, Northern Virginia) in the title, summary and impact", 0.6)
+	} else {
+		d.add("impact.region", "unknown", "", "no region named in the title, summary or impact", 0.5)
+	}
+	return imp
+}
+
+func hitConfidence(h Hit) float64 {
+	switch {
+	case h.Sentence == "":
+		return 0.3
+	case h.Score >= 4:
+		return 0.7
+	case h.Score >= 2:
+		return 0.55
+	}
+	return 0.4
+}
+
+// hits records one evidence per hit and returns the slugs.
+func (d *drafter) hits(field string, hs []Hit) []string {
+	if len(hs) == 0 {
+		d.add(field, "", "", "no dictionary term of this vocabulary list found", 0.4)
+	}
+	for _, h := range hs {
+		d.add(field, h.Slug, h.Sentence, h.Rule, hitConfidence(h))
+	}
+	return Slugs(hs)
+}
+
+// itemPrefixRe strips list markers left in item text.
+var itemPrefixRe = regexp.MustCompile(`^\s*(?:[-*•·–]\s+|\(?\d{1,2}[.)]\s+|\(?[a-z][.)]\s+)`)
+
+func cleanItem(s string) string {
+	s = strings.Join(strings.Fields(s), " ")
+	return strings.TrimSpace(itemPrefixRe.ReplaceAllString(s, ""))
+}
+
+// promiseRe finds sentences that promise work.
+var promiseRe = regexp.MustCompile(`(?i)\b(?:we|we're|we’re|we've|we’ve|our teams?|engineers?|the team)\s+(?:will|shall|are|have (?:begun|started)|plan|intend|'re|'ll|’ll)\b|\bwill be\b|\bis being\b|\bare being\b|\bplanned\b|\bin progress\b|겠습니다|예정|계획|한다\.?$|하겠다|것이다`)
+
+// items makes remediation or action items: one per list item of the
+// sections of kind k; from a section with prose only, one per sentence
+// (for action items only sentences that promise work, when any do).
+func (d *drafter) items(field string, k casefile.SectionKind, promises bool) []casefile.Item {
+	out := []casefile.Item{}
+	seen := map[string]bool{}
+	push := func(s, src, rule string, conf float64) {
+		s = cleanItem(s)
+		if s == "" || seen[s] || len(out) >= maxItems {
+			return
+		}
+		seen[s] = true
+		out = append(out, casefile.Item{Text: d.text(clipSentence(s, maxShortLen))})
+		d.add(field, s, src, rule, conf)
+	}
+	for _, s := range d.doc.Sections {
+		if s.Kind != k {
+			continue
+		}
+		heading := quoteOr(s.Heading, "(no heading)")
+		if len(s.Items) > 0 {
+			for _, it := range s.Items {
+				push(it, it, "list item of the section "+heading, 0.8)
+			}
+			continue
+		}
+		var sents []string
+		for _, p := range s.Paragraphs {
+			sents = append(sents, textSentences(p)...)
+		}
+		var chosen []string
+		rule := "sentence of the prose-only section " + heading
+		if promises {
+			for _, t := range sents {
+				if promiseRe.MatchString(t) {
+					chosen = append(chosen, t)
+				}
+			}
+			if len(chosen) > 0 {
+				rule = "sentence promising work (\"we will\", \"we are …ing\") in the prose-only section " + heading
+			} else {
+				chosen = sents
+			}
+		} else {
+			chosen = sents
+		}
+		for _, t := range chosen {
+			push(t, t, rule, 0.5)
+		}
+	}
+	if len(out) == 0 {
+		d.add(field, "", "", "no section of kind "+string(k), 0.5)
+	}
+	return out
+}
+
+// Cited links worth keeping: issues, pull requests, commits, bug trackers
+// and documentation.
+var (
+	docCodeRe    = regexp.MustCompile(`^/[^/]+/[^/]+/(?:-/)?(?:issues|pull|pulls|merge_requests|commit|commits|releases/tag|security/advisories|compare)/[^/]+`)
+	docCodeHosts = []string{"github.com", "gitlab.com", "bitbucket.org", "codeberg.org"}
+	docBugRe     = regexp.MustCompile(`(?i)^(?:bugs?|bugzilla|issues|issuetracker|jira|tracker)\.|^(?:bugs\.chromium\.org|issuetracker\.google\.com|launchpad\.net|bugs\.launchpad\.net|code\.google\.com|bugzilla\.\S+)$`)
+	docBugPathRe = regexp.MustCompile(`(?i)/(?:browse/[A-Z][A-Z0-9]+-\d+|show_bug\.cgi|issues?/\d+|bugs?/\d+|\+bug/\d+)`)
+	docDocsRe    = regexp.MustCompile(`(?i)^(?:docs?|developers?|developer-docs|learn|support|help|kb|manual|wiki)\.|\.readthedocs\.io$`)
+	docDocsPath  = regexp.MustCompile(`(?i)^/(?:docs?|documentation|manual|reference|kb|knowledge-?base|rfc\d*|html/rfc\d+)(?:/|$)|/docs/`)
+	docRFCHosts  = []string{"rfc-editor.org", "datatracker.ietf.org", "tools.ietf.org", "cve.mitre.org", "nvd.nist.gov"}
+)
+
+// docKind classifies a cited link, or returns "" to leave it out.
+func docKind(host, path string) string {
+	switch {
+	case hostListMatch(host, path, docCodeHosts):
+		if docCodeRe.MatchString(path) {
+			return "issue, pull request or commit"
+		}
+		return ""
+	case docBugRe.MatchString(host) || docBugPathRe.MatchString(path):
+		return "bug tracker"
+	case hostListMatch(host, path, docRFCHosts):
+		return "standard or advisory"
+	case docDocsRe.MatchString(host) || docDocsPath.MatchString(path):
+		return "vendor documentation"
+	}
+	return ""
+}
+
+// docs keeps the cited links that are upstream issues, bug reports or
+// documentation, not the page's own site, without fragments, de-duplicated
+// by canonical URL.
+func (d *drafter) docs() []string {
+	out := []string{}
+	seen := map[string]bool{}
+	own := ""
+	if u, err := url.Parse(d.url); err == nil {
+		own = registrableDomain(u.Hostname())
+	}
+	for _, link := range d.doc.Links {
+		canon, _, err := CanonicalURL(link)
+		if err != nil || seen[canon] || canon == d.url {
+			continue
+		}
+		u, err := url.Parse(canon)
+		if err != nil {
+			continue
+		}
+		host := u.Hostname()
+		if registrableDomain(host) == own {
+			continue
+		}
+		kind := docKind(host, u.Path)
+		if kind == "" {
+			continue
+		}
+		seen[canon] = true
+		keep := strings.TrimSpace(link)
+		if i := strings.IndexByte(keep, '#'); i >= 0 {
+			keep = keep[:i]
+		}
+		if _, _, err := CanonicalURL(keep); err != nil {
+			keep = canon
+		}
+		out = append(out, keep)
+		d.add("docs", keep, link, "cited link to "+kind, 0.7)
+		if len(out) >= maxItems {
+			break
+		}
+	}
+	if len(out) == 0 {
+		d.add("docs", "", "", "no cited issue, pull request, bug report or documentation outside the page's own site", 0.5)
+	}
+	return out
+}
+
+// clip shortens s to at most n bytes at a rune boundary, adding "…".
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	cut := n
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return strings.TrimSpace(s[:cut]) + "…"
+}
+
+// clipSentence shortens s to at most n bytes, at the last sentence end
+// that fits, else at the last word boundary with "…".
+func clipSentence(s string, n int) string {
+	s = strings.TrimSpace(s)
+	if len(s) <= n {
+		return s
+	}
+	var kept string
+	for _, sent := range textSentences(s) {
+		next := sent
+		if kept != "" {
+			next = kept + " " + sent
+		}
+		if len(next) > n {
+			break
+		}
+		kept = next
+	}
+	if kept != "" {
+		return kept
+	}
+	cut := n - len("…")
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	if i := strings.LastIndexByte(s[:cut], ' '); i > n/2 {
+		cut = i
+	}
+	return strings.TrimSpace(s[:cut]) + "…"
+}
+
+// sortedEvents returns the events in time order.
+func sortedEvents(evs []casefile.Event) []casefile.Event {
+	out := append([]casefile.Event(nil), evs...)
+	for i := 1; i < len(out); i++ {
+		for j := i; j > 0 && out[j].At.Before(out[j-1].At); j-- {
+			out[j], out[j-1] = out[j-1], out[j]
+		}
+	}
+	return out
+}
+
+// The timeline rules.
+
+// The words the timeline rules read in the clause around each time stamp.
+var (
+	// tlStartRe: an explicit start of impact.
+	tlStartRe = regexp.MustCompile(`(?i)\b(?:incident|outage|issue|impact|problems?|errors?|failures?|disruption|degradation|downtime|event|elevated \w+)\s+(?:\w+\s+){0,2}?(?:began|begun|begin|begins|started|starts|start|commenced)\b|\b(?:began|begun|started|starting|begins|starts|begin|start)\s+(?:to\s+)?(?:fail\w*|return\w*|see\w*|drop\w*|tim\w+ out|error\w*|experienc\w*|affect\w*|impact\w*|serv\w+ errors|reject\w*|crash\w*|degrad\w*|slow\w*)|\bonset\b|(?:^|[^재])시작(?:됐|되었|되어|된|했고|해)`)
+	// tlStartAtRe: "began at", "starting on" — a start unless the clause
+	// is about the response (investigating, rolling back ...).
+	tlStartAtRe  = regexp.MustCompile(`(?i)\b(?:began|started|starting|beginning|commenced|begins|starts)\s+(?:at|on|around|about|approximately|from|shortly|just)\b|\bbeginning\b|\bsince\b|부터`)
+	tlResponseRe = regexp.MustCompile(`(?i)\binvestigat\w*|\bmitigat\w*|\broll(?:ed|ing)?\s*back|\brevert\w*|\brestor\w*|\brecover\w*|\bdeploy\w*|\bwork(?:ing)? on|\bfix\w*|조사|배포|복구|롤백`)
+	// tlDetectRe: the organisation learnt of the incident.
+	tlDetectRe = regexp.MustCompile(`(?i)\balert(?:ed|s|ing)?\b|\balarms?\b|\bpaged\b|\bpages?\s+(?:fire[sd]?|went out|follow\w*|were sent)|\b(?:first|automated)\s+pages?\b|\bdetect(?:ed|ion)\b|\bnoticed\b|\bbecame aware\b|\b(?:were|was) made aware\b|\binvestigat\w*|\bdeclared\b|\bengaged\b|\bon-?call\b|\breports? from (?:customers|users)|\b(?:customers?|users?) report\w*|\breceived (?:reports?|alerts?|a page)|\bmonitor(?:s|ing)?\s+(?:fired|triggered|alerted|detected|showed|reported)|\bidentified (?:an? |the )?(?:issue|problem|incident)|감지|인지|알림|알렸|조사|장애를 선언`)
+	// tlResolveRe: full recovery.
+	tlResolveRe = regexp.MustCompile(`(?i)\bresolved\b|\brecovered\b|\bfull(?:y)?\s+(?:recover\w*|restor\w*|resolv\w*|mitigat\w*|back|operational|functional|available)|\brestored\b|\bback to normal\b|\bback (?:at|to) (?:their |its |the )?(?:normal|expected|usual|pre-incident|baseline)|\breturned to (?:normal|expected|usual)|\bnormal (?:operations?|service|levels?)\b|\b(?:impact|incident|outage|disruption|errors?)\s+(?:ended|ends|stopped|subsided|was over)|\bended at\b|\buntil\b|\bno longer (?:seeing|affected|impacted|experiencing)|\brecovery (?:was |is )?complete|회복|복구(?:됐|되었|했)|해결(?:됐|되었)|정상(?:으로|화)|돌아왔|끝났|까지 이어|되살렸`)
+	// tlPartialRe: mitigation short of recovery.
+	tlPartialRe = regexp.MustCompile(`(?i)\bpartial(?:ly)?\b|\bsome\b|\bmost\b|\bmany\b|\bmajority\b|\b(?:began|beginning|start(?:ed|ing)?) to\b|\brecovering\b|\bimprov\w+|\bexcept\b|\bstill\b|\bcontinu\w+|\bmonitoring\b|\bworkaround\b|\bmitigation\b|\bsigns of\b|\bfirst (?:regions?|zones?)|\bwill be\b|\bexpect\w*|일부|대부분|부분|아직|완화`)
+	tlFullRe    = regexp.MustCompile(`(?i)\bfully\b|\bcompletely\b|\ball (?:regions|zones|services|customers|traffic|users)\b|\bremaining\b|완전히|모두`)
+	tlExceptRe  = regexp.MustCompile(`(?i)\bexcept\b|\bstill\b|\bwill be\b|빼고|제외|아직`)
+	// tlPostRe: the clause is about a notice being posted.
+	tlPostRe = regexp.MustCompile(`(?i)\bstatus ?page\b|\bposted\b|\bmarked (?:as |the incident )?resolved|\bupdated (?:the |our )?status|\bbanner\b|\bnotice\b|\bannounce\w*|\btweet\w*|상태 페이지|공지|올라갔|올렸`)
+	// tlImpactRe: the clause describes impact.
+	tlImpactRe = regexp.MustCompile(`(?i)\berrors?\b|\bfail\w*|\boutage\b|\bunavailab\w+|\bdegrad\w+|\bimpact\w*|\bdown\b|\b5\d\d\b|\belevated\b|\baffect\w*|\bdisrupt\w*|\bissue\b|\bproblem\b|\blatency\b|\bunreachable\b|\btime(?:d)? ?outs?\b|\bdropped\b|\bcould not\b|\bunable\b|\bexhaust\w*|장애|실패|오류|영향|지연|멈|끊`)
+	// tlRemedyRe: a range about applying a fix, not about impact.
+	tlRemedyRe = regexp.MustCompile(`(?i)\bfix\b|\bapplied\b|\bdeploy\w*|\brollout\b|\brolled out\b|\bmaintenance\b|\bmigrat\w+|\bupgrad\w+|적용`)
+	// tlClauseSepRe cuts a sentence into clauses.
+	tlClauseSepRe = regexp.MustCompile(`(?i)[,;]\s+|:\s+|\.\s+|\s+(?:and|but|while|whereas|then|after which|before)\s+|\s+[—–]\s+|\s+-\s+`)
+	// tlClockRe: the stamp carries a time of day, not only a date.
+	tlClockRe = regexp.MustCompile(`(?i)\d\s*[:h시]\s*\d|\d\s*시|\d\s*(?:am|pm|a\.m\.|p\.m\.)\b|오[전후]|^\s*\d{10,14}\s*$|\d{4}-\d\d-\d\d[T ]\d\d`)
+	// tlDurationImpactRe / tlDurationDetectRe sort stated durations.
+	tlDurationImpactRe = regexp.MustCompile(`(?i)\blast(?:ed|ing|s)?\b|\bduration\b|\bfor (?:a total of |about |approximately |roughly |around |over |nearly |more than |almost )?(?:\d|one|two|three|four|five|six|an? )|\boutage\b|\bimpact\w*|\bunavailab\w+|\bdown\b|\bdegrad\w+|\bdisrupt\w+|\baffected\b|\berrors?\b|\bfail\w*|동안|지속|이어`)
+	tlDurationDetectRe = regexp.MustCompile(`(?i)\balert\w*|\bdetect\w*|\bnotic\w+|\bpaged\b|\bwithin\b|알림|감지`)
+	// tlIgnoredSections hold promises and lessons, not the incident's clock.
+	tlIgnoredSections = map[casefile.SectionKind]bool{casefile.SectionActionItems: true, casefile.SectionLessons: true}
+)
+
+// maxIncidentSpan bounds how far after the start a resolution may lie.
+const maxIncidentSpan = 7 * 24 * time.Hour
+
+// tlEvent is one event as the timeline rules see it.
+type tlEvent struct {
+	casefile.Event
+	// clause is the part of the sentence around the stamp: from the clause
+	// break after the previous stamp to the one before the next stamp.
+	clause string
+	// post is a status update's own posting time (its stamp is not in its
+	// text).
+	post bool
+}
+
+// tlMoment is a chosen instant with the evidence behind it.
+type tlMoment struct {
+	at     time.Time
+	source string
+	rule   string
+	conf   float64
+}
+
+// tlChoice is the timeline the rules chose.
+type tlChoice struct {
+	start, detected, resolved *tlMoment
+	detectedAfter             *string
+	resolvedAfter             *string
+	detectedAfterEv           casefile.Evidence
+	resolvedAfterEv           casefile.Evidence
+	ignoredNote               string
+}
+
+// knownZone reports whether an event's zone was written or inherited.
+func knownZone(e casefile.Event) bool {
+	z := strings.TrimSpace(strings.ToLower(e.Zone))
+	return z != "" && z != "unknown"
+}
+
+// hasClock reports whether an event's stamp carries a time of day.
+func hasClock(e casefile.Event) bool {
+	return strings.TrimSpace(e.Stamp) == "" || tlClockRe.MatchString(e.Stamp)
+}
+
+// prepareEvents locates each stamp in its sentence and cuts the clause
+// around it. Events sharing a sentence split it between them.
+func prepareEvents(events []casefile.Event) []tlEvent {
+	out := make([]tlEvent, len(events))
+	byText := map[string][]int{}
+	var texts []string
+	for i, e := range events {
+		out[i] = tlEvent{Event: e, clause: e.Text}
+		if _, ok := byText[e.Text]; !ok {
+			texts = append(texts, e.Text)
+		}
+		byText[e.Text] = append(byText[e.Text], i)
+	}
+	for _, text := range texts {
+		idx := byText[text]
+		type pos struct{ i, start, end int }
+		var found []pos
+		from := 0
+		for _, i := range idx {
+			st := events[i].Stamp
+			if st == "" {
+				out[i].post = events[i].Status != ""
+				continue
+			}
+			k := strings.Index(text[from:], st)
+			if k >= 0 {
+				k += from
+			} else {
+				k = strings.Index(text, st)
+			}
+			if k < 0 {
+				out[i].post = events[i].Status != ""
+				continue
+			}
+			found = append(found, pos{i, k, k + len(st)})
+			from = k + len(st)
+		}
+		slices.SortFunc(found, func(a, b pos) int { return a.start - b.start })
+		for j, p := range found {
+			left, right := 0, len(text)
+			if j > 0 {
+				prevEnd := min(found[j-1].end, p.start)
+				left = prevEnd
+				if locs := tlClauseSepRe.FindAllStringIndex(text[prevEnd:p.start], -1); len(locs) > 0 {
+					left = prevEnd + locs[len(locs)-1][1]
+				} else {
+					left = (prevEnd + p.start) / 2
+				}
+			} else if locs := tlClauseSepRe.FindAllStringIndex(text[:p.start], -1); len(locs) > 0 && len(found) > 1 {
+				// a lone stamp keeps its whole sentence; the first of several
+				// starts at the clause it is in
+				left = locs[len(locs)-1][1]
+			}
+			if j+1 < len(found) {
+				nextStart := max(found[j+1].start, p.end)
+				right = nextStart
+				if loc := tlClauseSepRe.FindStringIndex(text[p.end:nextStart]); loc != nil {
+					right = p.end + loc[0]
+				} else {
+					right = (p.end + nextStart) / 2
+				}
+			}
+			left, right = runeFloor(text, left), runeFloor(text, right)
+			if left < right {
+				out[p.i].clause = text[left:right]
+			}
+		}
+	}
+	return out
+}
+
+// runeFloor moves i back to the start of a UTF-8 sequence.
+func runeFloor(s string, i int) int {
+	for i > 0 && i < len(s) && s[i]&0xC0 == 0x80 {
+		i--
+	}
+	return i
+}
+
+func utc(t time.Time) string { return t.UTC().Format(time.RFC3339) }
+
+// isResolution reports whether a clause says the impact ended (not a
+// partial mitigation).
+func isResolution(clause string) bool {
+	if !tlResolveRe.MatchString(clause) {
+		return false
+	}
+	if tlPartialRe.MatchString(clause) && !(tlFullRe.MatchString(clause) && !tlExceptRe.MatchString(clause)) {
+		return false
+	}
+	return true
+}
+
+func isExplicitStart(clause string) bool {
+	if tlStartRe.MatchString(clause) {
+		return true
+	}
+	return tlStartAtRe.MatchString(clause) && !tlResponseRe.MatchString(clause)
+}
+
+// chooseTimeline applies the timeline rules:
+//
+//   - start: the earliest explicit start of impact ("began/started at",
+//     "errors began", the start of a "between X and Y" range about impact);
+//     without one, the earliest event that marks impact, the first event of
+//     the timeline section or the first status post. A status post earlier
+//     than the explicit start moves the start to it.
+//   - detection: the earliest event at or after the start whose clause says
+//     alerted, paged, detected, noticed, became aware, investigating,
+//     declared; or the first status post.
+//   - resolution: the latest clause after the start saying resolved,
+//     recovered, fully restored, back to normal, "ended at", "until", or
+//     the end of an impact range; partial mitigation (most regions, began
+//     to recover, except …) does not count. Without one, the first
+//     "resolved" status post; without that, a duration stated in words.
+//
+// Events without a known zone, events with a date but no time, and events
+// in action-item and lessons sections are not used.
+func chooseTimeline(doc casefile.Document) tlChoice {
+	var ch tlChoice
+	all := prepareEvents(doc.Events)
+	var evs []tlEvent
+	var unknownZone, dateOnly []string
+	for _, e := range all {
+		switch {
+		case e.At.IsZero():
+		case tlIgnoredSections[e.Section]:
+		case !knownZone(e.Event):
+			unknownZone = append(unknownZone, fmt.Sprintf("%q", e.Stamp))
+		case !hasClock(e.Event):
+			dateOnly = append(dateOnly, fmt.Sprintf("%q", e.Stamp))
+		default:
+			evs = append(evs, e)
+		}
+	}
+	slices.SortStableFunc(evs, func(a, b tlEvent) int { return a.At.Compare(b.At) })
+	var notes []string
+	if len(unknownZone) > 0 {
+		notes = append(notes, fmt.Sprintf("%d event(s) without a known zone were not used: %s", len(unknownZone), clipList(unknownZone)))
+	}
+	if len(dateOnly) > 0 {
+		notes = append(notes, fmt.Sprintf("%d date(s) without a time of day were not used: %s", len(dateOnly), clipList(dateOnly)))
+	}
+	ch.ignoredNote = strings.Join(notes, "; ")
+
+	isImpactRange := func(e tlEvent) bool {
+		return e.End != nil && e.End.After(e.At) && !e.post &&
+			(tlImpactRe.MatchString(e.Text) || !tlRemedyRe.MatchString(e.Text))
+	}
+
+	// Start.
+	var start *tlMoment
+	for _, e := range evs {
+		if e.post {
+			continue
+		}
+		if isImpactRange(e) {
+			start = &tlMoment{e.At, e.Text, "start of the range " + quoteStamp(e.Stamp) + " (explicit start of impact)", 0.9}
+			break
+		}
+		if isExplicitStart(e.clause) {
+			start = &tlMoment{e.At, e.Text, "explicit start of impact (" + quoteStamp(e.Stamp) + ": began/started)", 0.9}
+			break
+		}
+	}
+	var firstPost *tlEvent
+	for i := range evs {
+		if evs[i].post || evs[i].Status != "" {
+			if s := strings.ToLower(evs[i].Status); s != "resolved" && s != "postmortem" && s != "completed" {
+				firstPost = &evs[i]
+				break
+			}
+		}
+	}
+	if start == nil {
+		var firstTimeline *tlEvent
+		for i := range evs {
+			if evs[i].Section == casefile.SectionTimeline && !evs[i].post {
+				firstTimeline = &evs[i]
+				break
+			}
+		}
+		for i := range evs {
+			e := &evs[i]
+			switch {
+			case !e.post && (tlImpactRe.MatchString(e.clause) || tlDetectRe.MatchString(e.clause)):
+				start = &tlMoment{e.At, e.Text, "earliest event that marks impact (" + quoteStamp(e.Stamp) + "); the page states no explicit start", 0.7}
+			case e == firstTimeline:
+				start = &tlMoment{e.At, e.Text, "first event of the timeline (" + quoteStamp(e.Stamp) + "); the page states no explicit start", 0.6}
+			case e == firstPost:
+				start = &tlMoment{e.At, e.Text, "first status post (" + quoteStamp(e.Stamp) + "); the page states no earlier start", 0.5}
+			default:
+				continue
+			}
+			break
+		}
+	} else if firstPost != nil && firstPost.At.Before(start.at) {
+		start = &tlMoment{firstPost.At, firstPost.Text, "first status post (" + quoteStamp(firstPost.Stamp) + "), which is earlier than the stated start " + utc(start.at), 0.6}
+	}
+	if start == nil {
+		return ch
+	}
+	ch.start = start
+
+	// Detection.
+	for i := range evs {
+		e := &evs[i]
+		if e.At.Before(start.at) {
+			continue
+		}
+		if !e.post && tlDetectRe.MatchString(e.clause) && !isResolution(e.clause) {
+			ch.detected = &tlMoment{e.At, e.Text, "first event at or after the start saying alerted/paged/detected/noticed/investigating/declared (" + quoteStamp(e.Stamp) + ")", 0.8}
+			break
+		}
+		if e == firstPost {
+			ch.detected = &tlMoment{e.At, e.Text, "first status post (" + e.Status + ", " + quoteStamp(e.Stamp) + "): the first moment the organisation said it knew", 0.6}
+			break
+		}
+	}
+
+	// Resolution.
+	limit := start.at.Add(maxIncidentSpan)
+	var best *tlMoment
+	for _, e := range evs {
+		if e.post {
+			continue
+		}
+		if isImpactRange(e) && e.End.After(start.at) && !e.End.After(limit) {
+			if best == nil || e.End.After(best.at) {
+				best = &tlMoment{*e.End, e.Text, "end of the impact range " + quoteStamp(e.Stamp), 0.85}
+			}
+		}
+		if !e.At.After(start.at) || e.At.After(limit) {
+			continue
+		}
+		if isResolution(e.clause) && !tlPostRe.MatchString(e.clause) {
+			if best == nil || e.At.After(best.at) {
+				best = &tlMoment{e.At, e.Text, "latest event saying resolved/recovered/restored/ended (" + quoteStamp(e.Stamp) + "); partial mitigations and status-post times are not resolution", 0.85}
+			}
+		}
+	}
+	if best == nil {
+		for _, e := range evs {
+			if !e.At.After(start.at) || e.At.After(limit) {
+				continue
+			}
+			resolvedPost := strings.EqualFold(e.Status, "resolved") && e.post ||
+				!e.post && tlPostRe.MatchString(e.clause) && tlResolveRe.MatchString(e.clause)
+			if resolvedPost {
+				best = &tlMoment{e.At, e.Text, "time the \"resolved\" notice was posted (" + quoteStamp(e.Stamp) + "); the text gives no earlier resolution", 0.5}
+				break
+			}
+		}
+	}
+	ch.resolved = best
+
+	// Durations.
+	if ch.detected != nil {
+		d := FormatDuration(ch.detected.at.Sub(start.at))
+		ch.detectedAfter = &d
+		ch.detectedAfterEv = casefile.Evidence{Field: "detected_after", Value: d, Source: ch.detected.source,
+			Rule: "computed from started_at " + utc(start.at) + " to detected_at " + utc(ch.detected.at), Confidence: min(start.conf, ch.detected.conf)}
+	} else {
+		ch.detectedAfterEv = casefile.Evidence{Field: "detected_after", Rule: "null: no event says when the incident was detected", Confidence: 0.5}
+	}
+
+	stated, statedSentence := statedImpactDuration(doc.StatedDurations)
+	statedNote := "no duration stated in words"
+	if stated > 0 {
+		statedNote = "stated in words: " + FormatDuration(time.Duration(stated)*time.Minute)
+	}
+	switch {
+	case ch.resolved != nil:
+		d := FormatDuration(ch.resolved.at.Sub(start.at))
+		ch.resolvedAfter = &d
+		rule := "chose the computed duration " + d + " from started_at " + utc(start.at) + " to resolved_at " + utc(ch.resolved.at) + "; " + statedNote
+		if stated > 0 {
+			rule += " (" + clip(statedSentence, 160) + ")"
+		}
+		ch.resolvedAfterEv = casefile.Evidence{Field: "resolved_after", Value: d, Source: ch.resolved.source, Rule: rule, Confidence: min(start.conf, ch.resolved.conf)}
+	case stated > 0:
+		d := FormatDuration(time.Duration(stated) * time.Minute)
+		ch.resolvedAfter = &d
+		ch.resolved = &tlMoment{start.at.Add(time.Duration(stated) * time.Minute), statedSentence,
+			"derived: started_at plus the duration stated in words (" + d + "); no event gives the resolution", 0.5}
+		ch.resolvedAfterEv = casefile.Evidence{Field: "resolved_after", Value: d, Source: statedSentence,
+			Rule: "chose the duration stated in words: no event gives the resolution time", Confidence: 0.6}
+	default:
+		ch.resolvedAfterEv = casefile.Evidence{Field: "resolved_after", Rule: "null: no resolution event and no duration stated in words", Confidence: 0.5}
+	}
+	return ch
+}
+
+// statedImpactDuration picks the stated duration that measures the
+// impact: the longest whose sentence speaks of impact or length
+// ("lasting", "outage", "for 38 minutes") and not of detection.
+func statedImpactDuration(ds []casefile.StatedDuration) (int, string) {
+	best, sentence := 0, ""
+	for _, d := range ds {
+		if d.Minutes <= 0 || tlDurationDetectRe.MatchString(d.Sentence) && !tlDurationImpactRe.MatchString(d.Sentence) {
+			continue
+		}
+		if !tlDurationImpactRe.MatchString(d.Sentence) {
+			continue
+		}
+		if d.Minutes > best {
+			best, sentence = d.Minutes, d.Sentence
+		}
+	}
+	return best, sentence
+}
+
+func quoteStamp(s string) string {
+	if s == "" {
+		return "a status post"
+	}
+	return fmt.Sprintf("%q", s)
+}
+
+// clipList joins at most three quoted items.
+func clipList(items []string) string {
+	if len(items) <= 3 {
+		return strings.Join(items, ", ")
+	}
+	return strings.Join(items[:3], ", ") + fmt.Sprintf(" and %d more", len(items)-3)
+}

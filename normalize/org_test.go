@@ -1,0 +1,136 @@
+package normalize
+
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestOrgSlug(t *testing.T) {
+	tests := []struct{ name, in, want string }{
+		{"two words join with a hyphen", "Google Cloud", "google-cloud"},
+		{"one word is lower-cased", "Netlify", "netlify"},
+		{"three words", "Amazon Web Services", "amazon-web-services"},
+		{"a dot separates", "Fly.io", "fly-io"},
+		{"accents are dropped", "Société Générale", "societe-generale"},
+		{"an apostrophe joins", "Let's Encrypt", "lets-encrypt"},
+		{"runs of punctuation make one hyphen", "  AT&T -- Mobility ", "at-t-mobility"},
+		{"camel case stays one word", "GitHub", "github"},
+		{"digits stay", "1Password", "1password"},
+		{"a Hangul name leaves nothing", "카카오", ""},
+		{"a mixed name keeps the Latin part", "LINE 야후", "line"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if diff := cmp.Diff(tt.want, OrgSlug(tt.in)); diff != "" {
+				t.Errorf("OrgSlug(%q) (-want +got):\n%s", tt.in, diff)
+			}
+		})
+	}
+}
+
+func TestCleanSiteName(t *testing.T) {
+	tests := []struct{ name, in, want string }{
+		{"a blog's name loses the article and the word blog", "The Cloudflare Blog", "Cloudflare"},
+		{"a status page's name loses status", "GitHub Status", "GitHub"},
+		{"engineering at", "Engineering at Meta", "Meta"},
+		{"a trailing engineering", "Slack Engineering", "Slack"},
+		{"several trailing words", "Google Cloud Service Health", "Google Cloud"},
+		{"a separator cuts", "Netlify | Blog", "Netlify"},
+		{"a separator with the name second", "Blog - Honeycomb", "Honeycomb"},
+		{"a legal form goes", "Example, Inc.", "Example"},
+		{"a plain name stays", "Monzo", "Monzo"},
+		{"only affixes leave nothing", "Engineering Blog", ""},
+		{"the name of a company that ends in Services stays", "Amazon Web Services", "Amazon Web Services"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if diff := cmp.Diff(tt.want, CleanSiteName(tt.in)); diff != "" {
+				t.Errorf("CleanSiteName(%q) (-want +got):\n%s", tt.in, diff)
+			}
+		})
+	}
+}
+
+func TestPageOwner(t *testing.T) {
+	tests := []struct {
+		name, url, site    string
+		wantName, wantSlug string
+	}{
+		{"a Google Cloud status page", "https://status.cloud.google.com/incident/compute/17003", "", "Google Cloud", "google-cloud"},
+		{"an AWS summary", "https://aws.amazon.com/message/41926/", "Amazon Web Services, Inc.", "Amazon Web Services", "amazon-web-services"},
+		{"the Netlify blog", "https://www.netlify.com/blog/2021/04/02/load-balancer-service-degradation-march-25-2021/", "Netlify", "Netlify", "netlify"},
+		{"the Monzo community forum", "https://community.monzo.com/t/resolved-current-account-payments-may-fail-major-outage-27-10-2017/26296/95", "Monzo Community", "Monzo", "monzo"},
+		{"the Cloudflare blog beats its site name", "https://blog.cloudflare.com/details-of-the-cloudflare-outage-on-july-2-2019/", "The Cloudflare Blog", "Cloudflare", "cloudflare"},
+		{"GitHub's status page", "https://www.githubstatus.com/incidents/x0ljvc9m1wxj", "GitHub", "GitHub", "github"},
+		{"the GitHub blog", "https://github.blog/2020-09-02-github-availability-report-august-2020/", "The GitHub Blog", "GitHub", "github"},
+		{"Azure's status history", "https://azure.status.microsoft/en-us/status/history/?trackingId=VSG1-B90", "", "Microsoft Azure", "microsoft-azure"},
+		{"Heroku's status page", "https://status.heroku.com/incidents/151", "", "Heroku", "heroku"},
+		{"Discord's old status host", "https://status.discordapp.com/incidents/62gt9cgjwdgf", "", "Discord", "discord"},
+		{"Stack Overflow's status blog", "https://stackstatus.net/post/147710624694/outage-postmortem-july-20-2016", "", "Stack Overflow", "stack-overflow"},
+		{"OpenAI's status page", "https://status.openai.com/incidents/01JMYB4AXXXXXX", "OpenAI", "OpenAI", "openai"},
+		{"Slack's engineering blog", "https://slack.engineering/slacks-outage-on-january-4th-2021/", "Slack Engineering", "Slack", "slack"},
+		{"Google Workspace status", "https://www.google.com/appsstatus/dashboard/incidents/abc", "", "Google Workspace", "google-workspace"},
+		{"an unknown status page takes its site name", "https://status.example.io/incidents/abc", "Example Status", "Example", "example"},
+		{"an unknown blog without a site name takes its domain", "https://blog.acme-widgets.co.uk/outage", "", "Acme-widgets", "acme-widgets"},
+		{"a Medium post takes the publication", "https://medium.com/some-pub/our-outage-1234", "Tech at Bigcorp", "Bigcorp", "bigcorp"},
+		{"a Medium post without a publication has no owner", "https://medium.com/@someone/our-outage-1234", "Medium", "unknown", "unknown"},
+		{"a Wayback capture is judged by the original", "https://web.archive.org/web/20170201000000/https://status.cloud.google.com/incident/compute/17003", "Wayback Machine", "Google Cloud", "google-cloud"},
+		{"a Wayback capture of an unknown blog takes the original's domain", "http://web.archive.org/web/20170201000000/http://blog.example.org/post", "", "Example", "example"},
+		{"a YouTube talk has no owner from its host", "https://www.youtube.com/watch?v=OUYTNywPk-s", "YouTube", "unknown", "unknown"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			o := PageOwner(tt.url, tt.site)
+			if diff := cmp.Diff([]string{tt.wantName, tt.wantSlug}, []string{o.Name, o.Slug}); diff != "" {
+				t.Errorf("PageOwner(%q, %q) (-want +got):\n%s\nrule: %s", tt.url, tt.site, diff, o.Rule)
+			}
+			if o.Rule == "" {
+				t.Error("no rule")
+			}
+		})
+	}
+}
+
+func TestSourceKind(t *testing.T) {
+	tests := []struct{ name, host, platform, want string }{
+		{"a Statuspage template", "status.example.com", "statuspage", "official-status"},
+		{"the GCP status template", "status.cloud.google.com", "gcp-status-old", "official-status"},
+		{"a status host without a template", "https://status.heroku.com/incidents/151", "", "official-status"},
+		{"a vendor status domain", "www.githubstatus.com", "", "official-status"},
+		{"stackstatus", "https://stackstatus.net/post/1/outage", "", "official-status"},
+		{"an AWS post-event summary", "https://aws.amazon.com/message/41926/", "", "official-status"},
+		{"an AWS blog post is a blog", "https://aws.amazon.com/blogs/architecture/some-post/", "", "blog"},
+		{"Azure status history", "https://azure.status.microsoft/en-us/status/history/", "", "official-status"},
+		{"a Salesforce support notice", "https://help.salesforce.com/s/articleView?id=000358392", "", "official-status"},
+		{"a Discourse topic", "https://community.monzo.com/t/x/26296/95", "discourse", "forum"},
+		{"a community host", "community.eveonline.com", "", "forum"},
+		{"reddit", "https://www.reddit.com/r/sysadmin/comments/abc/", "", "forum"},
+		{"the kernel mailing list", "https://lkml.org/lkml/2012/7/1/1", "", "forum"},
+		{"a GitHub repository", "https://github.com/hjacobs/kubernetes-failure-stories", "", "repo"},
+		{"a GitLab issue", "https://gitlab.com/gitlab-com/gl-infra/production/-/issues/1", "", "repo"},
+		{"an old Google Code issue", "https://code.google.com/p/chromium/issues/detail?id=1", "", "repo"},
+		{"a PDF", "https://www.example.gov/reports/outage-report.pdf", "", "paper"},
+		{"Wikipedia", "https://en.wikipedia.org/wiki/2003_Northeast_blackout", "", "paper"},
+		{"a news site", "https://www.theregister.com/2017/03/01/aws_s3_outage/", "", "news"},
+		{"a YouTube talk", "https://www.youtube.com/watch?v=OUYTNywPk-s", "", "talk"},
+		{"a slide deck", "https://www.slideshare.net/someone/deck", "", "talk"},
+		{"a company blog", "https://www.netlify.com/blog/2021/04/02/x/", "blog", "blog"},
+		{"the Cloudflare blog", "blog.cloudflare.com", "", "blog"},
+		{"a GitHub availability report is a blog post", "https://github.blog/2020-09-02-github-availability-report-august-2020/", "github-availability", "blog"},
+		{"an incident.io page", "https://status.openai.com/incidents/01JMYB4AXXXXXX", "incident-io", "official-status"},
+		{"a Wayback capture is judged by the original", "https://web.archive.org/web/20170201000000/https://status.heroku.com/incidents/1", "", "official-status"},
+	}
+	v := DefaultVocabulary()
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := SourceKind(tt.host, tt.platform)
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("SourceKind(%q, %q) (-want +got):\n%s", tt.host, tt.platform, diff)
+			}
+			if !v.Has(ListSourceKinds, got) {
+				t.Errorf("%q is not a source kind of the vocabulary", got)
+			}
+		})
+	}
+}

@@ -1,0 +1,299 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/incidentlib/casefile"
+	"github.com/incidentlib/casefile/store"
+)
+
+// SaveDraft stores the draft for the submission's source in one
+// transaction: a new case with the next IL id (Inserted), or a new version
+// of the source's case while it is a draft, or nothing when the case was
+// already approved or rejected (Kept, the case left as it was). The stored
+// case gets its IL id, the update time and the source's archive link where
+// the draft has none; the submission is marked drafted. Errors: ErrNotFound
+// for an unknown submission.
+func (s *Store) SaveDraft(ctx context.Context, submissionID int64, d casefile.Draft) (casefile.SaveResult, error) {
+	evidence, err := json.Marshal(d.Evidence)
+	if err != nil {
+		return casefile.SaveResult{}, fmt.Errorf("save draft of submission %d: encode evidence: %w", submissionID, err)
+	}
+	var res casefile.SaveResult
+	err = s.inTx(ctx, fmt.Sprintf("save draft of submission %d", submissionID), func(tx *sql.Tx) error {
+		res = casefile.SaveResult{}
+		now := s.now()
+		var sourceID int64
+		var sourceURL, archived string
+		err := tx.QueryRowContext(ctx, `
+			SELECT s.id, s.url, s.archived
+			FROM submissions sub JOIN sources s ON s.id = sub.source_id
+			WHERE sub.id = ?1`, submissionID).Scan(&sourceID, &sourceURL, &archived)
+		if err != nil {
+			return notFound(err, "submission %d not found", submissionID)
+		}
+
+		var id int64
+		var status string
+		var version int
+		err = tx.QueryRowContext(ctx, `SELECT id, case_id, status, version FROM cases WHERE source_id = ?1`,
+			sourceID).Scan(&id, &res.CaseID, &status, &version)
+		found := err == nil
+		if err != nil && !errors.Is(err, sql.ErrNoRows) {
+			return err
+		}
+
+		if found && casefile.CaseStatus(status) != casefile.CaseDraft {
+			res.Kept = true
+			return markDrafted(ctx, tx, submissionID, now)
+		}
+
+		if archived == "" {
+			if a := store.DraftArchived(d.Case, sourceURL); a != "" {
+				archived = a
+				if _, err := tx.ExecContext(ctx, `UPDATE sources SET archived = ?2, archive_state = 'archived' WHERE id = ?1`, sourceID, a); err != nil {
+					return err
+				}
+			}
+		}
+
+		if !found {
+			// The counter row is written in this transaction, so a
+			// rollback gives the number back: ids have no gaps.
+			var n int64
+			err := tx.QueryRowContext(ctx, `UPDATE counters SET value = value + 1 WHERE name = 'case_number' RETURNING value`).Scan(&n)
+			if err != nil {
+				return fmt.Errorf("next case number: %w", err)
+			}
+			res.CaseID = store.CaseID(n)
+			res.Inserted = true
+			body, err := json.Marshal(store.PrepareDraft(d.Case, res.CaseID, sourceURL, archived, now))
+			if err != nil {
+				return fmt.Errorf("encode case: %w", err)
+			}
+			version = 1
+			err = tx.QueryRowContext(ctx, `
+				INSERT INTO cases (case_id, source_id, status, case_json, evidence_json, version, created_at, updated_at)
+				VALUES (?1, ?2, 'draft', ?3, ?4, 1, ?5, ?5)
+				RETURNING id`, res.CaseID, sourceID, string(body), string(evidence), ts(now)).Scan(&id)
+			if err != nil {
+				return err
+			}
+			return saveVersion(ctx, tx, id, version, submissionID, body, evidence, sourceID, d.Case, sourceURL, now)
+		}
+
+		body, err := json.Marshal(store.PrepareDraft(d.Case, res.CaseID, sourceURL, archived, now))
+		if err != nil {
+			return fmt.Errorf("encode case: %w", err)
+		}
+		err = tx.QueryRowContext(ctx, `
+			UPDATE cases SET case_json = ?2, evidence_json = ?3, version = version + 1, updated_at = ?4
+			WHERE id = ?1 RETURNING version`, id, string(body), string(evidence), ts(now)).Scan(&version)
+		if err != nil {
+			return err
+		}
+		return saveVersion(ctx, tx, id, version, submissionID, body, evidence, sourceID, d.Case, sourceURL, now)
+	})
+	if err != nil {
+		return casefile.SaveResult{}, err
+	}
+	return res, nil
+}
+
+// saveVersion records a stored draft as a version of its case, notes the
+// fetch on the source and marks the submission drafted.
+func saveVersion(ctx context.Context, tx *sql.Tx, caseRowID int64, version int, submissionID int64, body, evidence []byte,
+	sourceID int64, c casefile.Case, sourceURL string, now time.Time) error {
+	_, err := tx.ExecContext(ctx, `
+		INSERT INTO case_versions (case_id, version, submission_id, case_json, evidence_json, created_at)
+		VALUES (?1, ?2, ?3, ?4, ?5, ?6)`, caseRowID, version, submissionID, string(body), string(evidence), ts(now))
+	if err != nil {
+		return err
+	}
+	_, err = tx.ExecContext(ctx, `
+		UPDATE sources SET kind = CASE WHEN ?2 <> '' THEN ?2 ELSE kind END,
+			fetch_state = 'fetched', last_fetched_at = ?3, updated_at = ?3
+		WHERE id = ?1`, sourceID, store.SourceKind(c, sourceURL), ts(now))
+	if err != nil {
+		return err
+	}
+	return markDrafted(ctx, tx, submissionID, now)
+}
+
+func markDrafted(ctx context.Context, tx *sql.Tx, submissionID int64, now time.Time) error {
+	_, err := tx.ExecContext(ctx, `UPDATE submissions SET state = 'drafted', error = '', updated_at = ?2 WHERE id = ?1`,
+		submissionID, ts(now))
+	return err
+}
+
+// SetArchived records archived as the archive link of the source with the
+// canonical URL sourceURL and writes it into the source's case JSON
+// (sources[].archived of the entry with that URL, else the first entry),
+// replacing an older link. Errors: ErrInvalid for an empty argument,
+// ErrNotFound for an unknown source.
+func (s *Store) SetArchived(ctx context.Context, sourceURL, archived string) error {
+	if sourceURL == "" || archived == "" {
+		return casefile.Errorf(casefile.ErrInvalid, "set archive link: source url and archive link are required")
+	}
+	return s.inTx(ctx, fmt.Sprintf("set archive link of %s", sourceURL), func(tx *sql.Tx) error {
+		now := s.now()
+		var sourceID int64
+		err := tx.QueryRowContext(ctx, `
+			UPDATE sources SET archived = ?2, archive_state = 'archived', updated_at = ?3
+			WHERE url = ?1 RETURNING id`, sourceURL, archived, ts(now)).Scan(&sourceID)
+		if err != nil {
+			return notFound(err, "source %s not found", sourceURL)
+		}
+		return patchCaseArchived(ctx, tx, sourceID, sourceURL, archived, now)
+	})
+}
+
+// patchCaseArchived writes the archive link into the source's case, if it
+// has one.
+func patchCaseArchived(ctx context.Context, tx *sql.Tx, sourceID int64, sourceURL, archived string, now time.Time) error {
+	var id int64
+	var body string
+	err := tx.QueryRowContext(ctx, `SELECT id, case_json FROM cases WHERE source_id = ?1`, sourceID).Scan(&id, &body)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	var c casefile.Case
+	if err := json.Unmarshal([]byte(body), &c); err != nil {
+		return fmt.Errorf("decode case: %w", err)
+	}
+	if !store.PatchArchived(&c, sourceURL, archived, true) {
+		return nil
+	}
+	c.UpdatedAt = now.Format(store.TimeFormat)
+	b, err := json.Marshal(c)
+	if err != nil {
+		return fmt.Errorf("encode case: %w", err)
+	}
+	_, err = tx.ExecContext(ctx, `UPDATE cases SET case_json = ?2, updated_at = ?3 WHERE id = ?1`, id, string(b), ts(now))
+	return err
+}
+
+const selectCase = `
+SELECT c.case_id, s.url, c.status, c.version, c.case_json, c.evidence_json, c.reject_reason,
+       c.created_at, c.updated_at
+FROM cases c JOIN sources s ON s.id = c.source_id`
+
+func scanCase(row scanner) (casefile.StoredCase, error) {
+	var sc casefile.StoredCase
+	var status, body, evidence, created, updated string
+	err := row.Scan(&sc.ID, &sc.SourceURL, &status, &sc.Version, &body, &evidence, &sc.RejectReason,
+		&created, &updated)
+	if err != nil {
+		return sc, err
+	}
+	sc.Status = casefile.CaseStatus(status)
+	if sc.CreatedAt, err = parseTS(created); err != nil {
+		return sc, err
+	}
+	if sc.UpdatedAt, err = parseTS(updated); err != nil {
+		return sc, err
+	}
+	if err := json.Unmarshal([]byte(body), &sc.Case); err != nil {
+		return sc, fmt.Errorf("decode case %s: %w", sc.ID, err)
+	}
+	if err := json.Unmarshal([]byte(evidence), &sc.Evidence); err != nil {
+		return sc, fmt.Errorf("decode evidence of case %s: %w", sc.ID, err)
+	}
+	return sc, nil
+}
+
+// Cases lists cases newest first, of one status when f.Status is set, at
+// most f.Limit of them (≤ 0 means store.DefaultLimit). An unknown status is
+// an ErrInvalid error.
+func (s *Store) Cases(ctx context.Context, f casefile.CaseFilter) ([]casefile.StoredCase, error) {
+	if f.Status != "" {
+		if err := store.CheckStatus(f.Status); err != nil {
+			return nil, err
+		}
+	}
+	var out []casefile.StoredCase
+	err := s.read(ctx, "list cases", func(q querier) error {
+		out = nil
+		rows, err := q.QueryContext(ctx, selectCase+`
+			WHERE ?1 = '' OR c.status = ?1
+			ORDER BY c.id DESC
+			LIMIT ?2`, string(f.Status), store.Limit(f.Limit))
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			sc, err := scanCase(rows)
+			if err != nil {
+				return err
+			}
+			out = append(out, sc)
+		}
+		return rows.Err()
+	})
+	return out, err
+}
+
+// Case returns the case with the IL id, or an ErrNotFound error.
+func (s *Store) Case(ctx context.Context, id string) (casefile.StoredCase, error) {
+	var sc casefile.StoredCase
+	err := s.read(ctx, fmt.Sprintf("read case %s", id), func(q querier) error {
+		var err error
+		sc, err = scanCase(q.QueryRowContext(ctx, selectCase+` WHERE c.case_id = ?1`, id))
+		return notFound(err, "case %s not found", id)
+	})
+	return sc, err
+}
+
+// SetStatus records a review decision on the case with the IL id: approved
+// and rejected set review.reviewed_by (reviewer, null when empty) and
+// review.reviewed_at in the case JSON, draft reopens the case and clears
+// them. reason is kept as the reject reason when rejecting and ignored
+// otherwise. Errors: ErrInvalid for an unknown status, ErrNotFound for an
+// unknown case.
+func (s *Store) SetStatus(ctx context.Context, id string, status casefile.CaseStatus, reviewer, reason string) error {
+	if err := store.CheckStatus(status); err != nil {
+		return err
+	}
+	if status != casefile.CaseRejected {
+		reason = ""
+	}
+	return s.inTx(ctx, fmt.Sprintf("set status of case %s", id), func(tx *sql.Tx) error {
+		now := s.now()
+		var rowID int64
+		var body string
+		err := tx.QueryRowContext(ctx, `SELECT id, case_json FROM cases WHERE case_id = ?1`, id).Scan(&rowID, &body)
+		if err != nil {
+			return notFound(err, "case %s not found", id)
+		}
+		var c casefile.Case
+		if err := json.Unmarshal([]byte(body), &c); err != nil {
+			return fmt.Errorf("decode case: %w", err)
+		}
+		store.PatchReview(&c, status, reviewer, now)
+		c.UpdatedAt = now.Format(store.TimeFormat)
+		b, err := json.Marshal(c)
+		if err != nil {
+			return fmt.Errorf("encode case: %w", err)
+		}
+		var reviewedAt any
+		if status != casefile.CaseDraft {
+			reviewedAt = ts(now)
+		} else {
+			reviewer = ""
+		}
+		_, err = tx.ExecContext(ctx, `
+			UPDATE cases SET status = ?2, case_json = ?3, reviewed_by = ?4, reviewed_at = ?5,
+				reject_reason = ?6, updated_at = ?7
+			WHERE id = ?1`, rowID, string(status), string(b), reviewer, reviewedAt, reason, ts(now))
+		return err
+	})
+}
