@@ -658,8 +658,6 @@ func TestFetchRobots(t *testing.T) {
 }
 
 func TestProxyMode(t *testing.T) {
-	// Imported here rather than at the top to keep the dependency visible:
-	// crawltest does not import crawl, so package crawl's tests may use it.
 	p := newTestProxy(t)
 	p.Handle("http://127.0.0.1:9/admin", "text/html", []byte("<p>through the proxy</p>"))
 	p.Handle("https://status.example.com/incidents/abc123", "text/html; charset=utf-8", []byte("<p>status page</p>"))

@@ -32,8 +32,12 @@ type ListEntry struct {
 
 // LineError is one line of a list that could not be read.
 type LineError struct {
-	Line   int
-	Text   string
+	// Line is the 1-based line number.
+	Line int
+	// Text is the line as written (empty when the CSV reader could not
+	// split it).
+	Text string
+	// Reason says what is wrong, naming the offending value.
 	Reason string
 }
 
@@ -76,6 +80,9 @@ var mdBullet = regexp.MustCompile(`^ ?(?:[*+-]|\d{1,9}[.)])[ \t]+`)
 // mdHeading matches an ATX heading.
 var mdHeading = regexp.MustCompile(`^ {0,3}(#{1,6})[ \t]+(.*?)(?:[ \t]+#+)?[ \t]*$`)
 
+// mdBareURL matches a line that is only a URL, bare or as an autolink.
+var mdBareURL = regexp.MustCompile(`^\s*<?(https?://[^\s<>]+)>?\s*$`)
+
 // mdFence matches the start or end of a fenced code block.
 var mdFence = regexp.MustCompile("^ {0,3}(?:```|~~~)")
 
@@ -95,7 +102,8 @@ var skippedSections = map[string]bool{
 //     the entry and the link text as its label, in the style of the
 //     danluu/post-mortems README and the k8s.af list; later links on the
 //     line ("see also") are not entries. The sections "Other lists of
-//     postmortems", "Analysis" and "Contributors" are skipped.
+//     postmortems", "Analysis" and "Contributors" are skipped. A line that
+//     is only a URL (or an <autolink>) is an entry without a label.
 //   - CSV (a name ending .csv, or a first row with a "url" column): one
 //     entry per row; label, title, name, org or company give the label,
 //     section or category the section.
@@ -355,7 +363,11 @@ func readMarkdown(lines []string) ([]ListEntry, []LineError) {
 		}
 		m, ok := markdownEntry(l)
 		if !ok {
-			continue
+			bare := mdBareURL.FindStringSubmatch(l)
+			if bare == nil {
+				continue
+			}
+			m = []string{bare[0], "", bare[1]}
 		}
 		if err := checkListURL(m[2]); err != nil {
 			bad = append(bad, LineError{Line: i + 1, Text: l, Reason: err.Error()})

@@ -49,7 +49,9 @@ const bulletList = "# Failure stories\n" +
 	"    * involved: CoreDNS, ndots\n" +
 	"    * [slides](https://slides.example.com/x)\n" +
 	"- [Outage post-mortem - Example Org - blog post 2020](https://blog.example.org/k8s-outage)\n" +
-	"1. [Numbered entry](https://numbered.example.net/)\n"
+	"1. [Numbered entry](https://numbered.example.net/)\n" +
+	"<https://autolink.example.net/post>\n" +
+	"https://bare.example.net/post\n"
 
 func TestReadList(t *testing.T) {
 	tests := []struct {
@@ -87,6 +89,8 @@ func TestReadList(t *testing.T) {
 				{URL: "https://video.example.com/watch?v=abc", Label: "Ten ways to break a cluster - Example Co - KubeCon talk 2019", Line: 3, Section: "Failure stories"},
 				{URL: "https://blog.example.org/k8s-outage", Label: "Outage post-mortem - Example Org - blog post 2020", Line: 6, Section: "Failure stories"},
 				{URL: "https://numbered.example.net/", Label: "Numbered entry", Line: 7, Section: "Failure stories"},
+				{URL: "https://autolink.example.net/post", Line: 8, Section: "Failure stories"},
+				{URL: "https://bare.example.net/post", Line: 9, Section: "Failure stories"},
 			},
 		},
 		{

@@ -93,9 +93,6 @@ func proxyAddr(u *url.URL) string {
 	return net.JoinHostPort(strings.ToLower(u.Hostname()), port)
 }
 
-// configured reports whether any egress proxy is set.
-func (p *proxies) configured() bool { return p.all != nil || p.http != nil || p.https != nil }
-
 // forURL returns the proxy for a request to u, or nil for a direct dial.
 func (p *proxies) forURL(u *url.URL) *url.URL {
 	if p.all != nil {

@@ -62,6 +62,27 @@ func TestScratchCorpus(t *testing.T) {
 		}
 		fmt.Printf("  action items %d (min %v); events %d (min %v)\n", ai, exp["action_items_min"], len(d.Events), exp["timeline_events_min"])
 		fmt.Printf("  expected start=%v detected=%v resolved=%v\n", exp["started_at"], exp["detected_at"], exp["resolved_at"])
+		for _, k := range []string{"started_at", "detected_at", "resolved_at"} {
+			v, ok := exp[k].(string)
+			if !ok {
+				continue
+			}
+			want, _ := time.Parse(time.RFC3339, v)
+			hit := false
+			for _, e := range d.Events {
+				if e.At.Equal(want) || e.End != nil && e.End.Equal(want) {
+					hit = true
+				}
+			}
+			fmt.Printf("  CHECK %s %s %v\n", filepath.Base(dir), k, hit)
+		}
+		var first time.Time
+		for _, e := range d.Events {
+			if first.IsZero() || e.At.Before(first) {
+				first = e.At
+			}
+		}
+		fmt.Printf("  CHECK %s earliest %s date=%v\n", filepath.Base(dir), first.Format(time.RFC3339), exp["date"])
 		evs := append([]casefile.Event(nil), d.Events...)
 		sort.SliceStable(evs, func(i, j int) bool { return evs[i].At.Before(evs[j].At) })
 		for _, e := range evs {

@@ -57,23 +57,22 @@ type discourseJSON struct {
 // the posts by its author or by staff; replies by others are left out.
 func readDiscourse(pg *page) (reading, bool) {
 	m := discourseTopic.FindStringSubmatch(pg.orig.Path)
-	var topic *discourseJSON
+	// Posts from every topic JSON (the first page, the page around a post
+	// number), then those of the HTML the JSON lacks, by post number.
+	byNumber := map[int]discoursePost{}
+	title := ""
+	fromJSON := false
 	for _, k := range sortedKeys(pg.p.Extra) {
 		var t discourseJSON
-		if json.Unmarshal(pg.p.Extra[k], &t) == nil && len(t.PostStream.Posts) > 0 {
-			topic = &t
-			break
+		if json.Unmarshal(pg.p.Extra[k], &t) != nil || len(t.PostStream.Posts) == 0 {
+			continue
 		}
-	}
-	htmlPosts := pg.doc.FindMatcher(discourseSel.posts)
-	generator := strings.ToLower(pg.doc.FindMatcher(discourseSel.generator).AttrOr("content", ""))
-	if topic == nil && (htmlPosts.Length() == 0 || m == nil && !strings.Contains(generator, "discourse")) {
-		return reading{}, false
-	}
-	var posts []discoursePost
-	if topic != nil {
-		for _, p := range topic.PostStream.Posts {
-			if p.DeletedAt != nil || p.PostType != 0 && p.PostType != 1 {
+		fromJSON = true
+		if title == "" {
+			title = collapse(t.Title)
+		}
+		for _, p := range t.PostStream.Posts {
+			if _, ok := byNumber[p.PostNumber]; ok || p.DeletedAt != nil || p.PostType != 0 && p.PostType != 1 {
 				continue
 			}
 			nodes, err := html.ParseFragment(strings.NewReader(p.Cooked), &html.Node{Type: html.ElementNode, Data: "div", DataAtom: atom.Div})
@@ -84,31 +83,40 @@ func readDiscourse(pg *page) (reading, bool) {
 			for _, n := range nodes {
 				body.AppendChild(n)
 			}
-			posts = append(posts, discoursePost{number: p.PostNumber, author: p.Username, staff: p.Staff, created: parseRFC3339(p.CreatedAt), body: body})
+			byNumber[p.PostNumber] = discoursePost{number: p.PostNumber, author: p.Username, staff: p.Staff, created: parseRFC3339(p.CreatedAt), body: body}
 		}
-	} else {
-		htmlPosts.Each(func(i int, s *goquery.Selection) {
-			p := discoursePost{number: i + 1}
-			if n, err := strconv.Atoi(strings.TrimSpace(s.FindMatcher(discourseSel.position).First().Text())); err == nil {
-				p.number = n
-			} else if id := s.AttrOr("id", ""); strings.HasPrefix(id, "post_") {
-				if n, err := strconv.Atoi(strings.TrimPrefix(id, "post_")); err == nil {
-					p.number = n
-				}
-			}
-			p.author = collapse(s.FindMatcher(discourseSel.author).First().Text())
-			if t := s.FindMatcher(discourseSel.time).First(); t.Length() > 0 {
-				v := t.AttrOr("datetime", t.AttrOr("content", ""))
-				p.created = parseRFC3339(v)
-			}
-			if b := s.FindMatcher(discourseSel.body).First(); b.Length() > 0 {
-				p.body = b.Nodes[0]
-			}
-			if p.body != nil {
-				posts = append(posts, p)
-			}
-		})
 	}
+	htmlPosts := pg.doc.FindMatcher(discourseSel.posts)
+	generator := strings.ToLower(pg.doc.FindMatcher(discourseSel.generator).AttrOr("content", ""))
+	if !fromJSON && (htmlPosts.Length() == 0 || m == nil && !strings.Contains(generator, "discourse")) {
+		return reading{}, false
+	}
+	htmlPosts.Each(func(i int, s *goquery.Selection) {
+		p := discoursePost{number: i + 1}
+		if n, err := strconv.Atoi(strings.TrimSpace(s.FindMatcher(discourseSel.position).First().Text())); err == nil {
+			p.number = n
+		} else if id := s.AttrOr("id", ""); strings.HasPrefix(id, "post_") {
+			if n, err := strconv.Atoi(strings.TrimPrefix(id, "post_")); err == nil {
+				p.number = n
+			}
+		}
+		if _, ok := byNumber[p.number]; ok {
+			return
+		}
+		p.author = collapse(s.FindMatcher(discourseSel.author).First().Text())
+		if t := s.FindMatcher(discourseSel.time).First(); t.Length() > 0 {
+			p.created = parseRFC3339(t.AttrOr("datetime", t.AttrOr("content", "")))
+		}
+		if b := s.FindMatcher(discourseSel.body).First(); b.Length() > 0 {
+			p.body = b.Nodes[0]
+			byNumber[p.number] = p
+		}
+	})
+	posts := make([]discoursePost, 0, len(byNumber))
+	for _, p := range byNumber {
+		posts = append(posts, p)
+	}
+	sort.Slice(posts, func(i, j int) bool { return posts[i].number < posts[j].number })
 	if len(posts) == 0 {
 		return reading{}, false
 	}
@@ -130,10 +138,7 @@ func readDiscourse(pg *page) (reading, bool) {
 		}
 	}
 
-	r := reading{platform: PlatformDiscourse, publishedSet: true}
-	if topic != nil {
-		r.title = collapse(topic.Title)
-	}
+	r := reading{platform: PlatformDiscourse, publishedSet: true, title: title}
 	if r.title == "" {
 		r.title = pg.meta["og:title"]
 	}
@@ -153,15 +158,12 @@ func readDiscourse(pg *page) (reading, bool) {
 			if p.author != "" {
 				heading += " by " + p.author
 			}
-			w.blocks = append(w.blocks, block{kind: blockHeading, level: 1, text: heading, kindOf: casefile.SectionOther})
+			w.blocks = append(w.blocks, block{kind: blockHeading, level: 1, text: heading, kindOf: casefile.SectionOther, synthetic: true})
 		}
-		first := len(w.blocks)
+		// Later posts carry on from the main one: a follow-up posted the
+		// next day still speaks of the incident's day.
 		w.walk(p.body)
 		w.flush()
-		if first < len(w.blocks) && p.created != nil {
-			w.blocks[first].reset = true
-			w.blocks[first].day = *p.created
-		}
 	}
 	r.blocks, r.links = w.blocks, w.links
 	if posts[main].created != nil {

@@ -42,6 +42,9 @@ type block struct {
 	// noScan keeps the timeline engine from reading time expressions in the
 	// text (it is read elsewhere, as the report's own blocks).
 	noScan bool
+	// synthetic marks a heading the reader made up ("Updates"), not the
+	// page's: the verdict does not count it.
+	synthetic bool
 	// reset makes the block start a new scope of inherited date and zone
 	// (a forum post), on day when set.
 	reset bool
@@ -135,7 +138,7 @@ func (w *walker) walk(n *html.Node) {
 	if skipAtoms[n.DataAtom] || w.skip != nil && w.skip(n) || hidden(n) {
 		return
 	}
-	if n.DataAtom == atom.A {
+	if n.DataAtom == atom.A && citable(n) {
 		w.link(attr(n, "href"))
 	}
 	if lvl := headingLevel(n); lvl > 0 {
@@ -231,7 +234,7 @@ func (w *walker) heading(level int, text string, pseudo bool) {
 func (w *walker) paragraph(n *html.Node) {
 	if lead := soleChild(n); lead != nil && (lead.DataAtom == atom.Strong || lead.DataAtom == atom.B) {
 		t := strings.TrimSpace(inlineText(lead, w))
-		if t != "" && utf8.RuneCountInString(t) <= 60 && !strings.Contains(t, "\n") {
+		if t != "" && !strings.Contains(t, "\n") && pseudoHeadingLength(t) {
 			w.heading(min(w.lastLevel+1, 6), t, true)
 			return
 		}
@@ -281,6 +284,14 @@ func (w *walker) item(n *html.Node) {
 // row reads a table row as one item, cells joined by " | ". Header rows are
 // left out.
 func (w *walker) row(n *html.Node) {
+	if layoutRow(n) {
+		// A layout table: its cells are containers, not data.
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			w.walk(c)
+			w.flush()
+		}
+		return
+	}
 	var cells []string
 	header := true
 	for c := n.FirstChild; c != nil; c = c.NextSibling {
@@ -350,7 +361,7 @@ func collectInline(n *html.Node, b *textBuf, w *walker) {
 	case n.DataAtom == atom.Br || n.DataAtom == 0 && n.Data == "lb":
 		b.newline()
 		return
-	case n.DataAtom == atom.A && w != nil:
+	case n.DataAtom == atom.A && w != nil && citable(n):
 		w.link(attr(n, "href"))
 	}
 	inline := isInline(n)
@@ -385,7 +396,7 @@ func rawText(n *html.Node, w *walker) string {
 				sb.WriteByte('\n')
 				return
 			}
-			if n.DataAtom == atom.A && w != nil {
+			if n.DataAtom == atom.A && w != nil && citable(n) {
 				w.link(attr(n, "href"))
 			}
 			for c := n.FirstChild; c != nil; c = c.NextSibling {
@@ -624,4 +635,49 @@ func absLink(base *url.URL, href string) string {
 	u.Fragment = ""
 	u.RawFragment = ""
 	return u.String()
+}
+
+// pseudoHeadingLength reports a bold line short enough to be a heading: at
+// most 60 characters, or up to 120 for a question or a label ("How are we
+// making incidents like this less likely or less impactful?").
+func pseudoHeadingLength(t string) bool {
+	n := utf8.RuneCountInString(t)
+	if n <= 60 {
+		return true
+	}
+	return n <= 120 && (strings.HasSuffix(t, "?") || strings.HasSuffix(t, ":"))
+}
+
+// citable reports a link the text cites, not a forum's mention of a user or
+// tag, nor a heading anchor.
+func citable(a *html.Node) bool {
+	return !hasClass(a, "mention") && !hasClass(a, "hashtag") && !hasClass(a, "anchor") && !hasClass(a, "heading-anchor")
+}
+
+// layoutRow reports a table row used for page layout: a cell holds
+// headings, paragraphs or lists.
+func layoutRow(tr *html.Node) bool {
+	for c := tr.FirstChild; c != nil; c = c.NextSibling {
+		if c.Type == html.ElementNode && (c.DataAtom == atom.Td || c.DataAtom == atom.Th) && holdsBlocks(c) {
+			return true
+		}
+	}
+	return false
+}
+
+func holdsBlocks(n *html.Node) bool {
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		if c.Type != html.ElementNode {
+			continue
+		}
+		switch c.DataAtom {
+		case atom.P, atom.Ul, atom.Ol, atom.H1, atom.H2, atom.H3, atom.H4, atom.H5, atom.H6, atom.Table, atom.Blockquote, atom.Pre:
+			return true
+		case atom.Div, atom.Section, atom.Article:
+			if holdsBlocks(c) {
+				return true
+			}
+		}
+	}
+	return false
 }

@@ -14,7 +14,7 @@ import (
 func TestScratchDump(t *testing.T) {
 	b, _ := os.ReadFile(os.Getenv("PAGE"))
 	doc, _ := goquery.NewDocumentFromReader(bytes.NewReader(b))
-	res, err := trafilatura.ExtractDocument(doc.Nodes[0], trafilatura.Options{IncludeLinks: true, ExcludeComments: true})
+	res, err := trafilatura.ExtractDocument(doc.Nodes[0], trafilatura.Options{IncludeLinks: true, ExcludeComments: true, Focus: trafilatura.FavorRecall})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -72,6 +72,8 @@ type reading struct {
 	// env holds the source's declarations: its zone, the incident's day.
 	env     timeEnv
 	signals []signal
+	// listPage says why the page is a list of posts, or "".
+	listPage string
 }
 
 // page is the shared state of one extraction.
@@ -138,12 +140,12 @@ func read(pg *page) (reading, error) {
 	path := pg.orig.Path
 	switch {
 	case host == "status.cloud.google.com" && strings.HasPrefix(path, "/incident/"):
-		if r, ok := readGCPOld(pg); ok {
+		if r, ok := readGCP(pg, PlatformGCPOld); ok {
 			return r, nil
 		}
 		return readGeneric(pg, PlatformGCPOld)
 	case (host == "status.cloud.google.com" || host == "google.com" && strings.HasPrefix(path, "/appsstatus/")) && strings.Contains(path, "/incidents/"):
-		if r, ok := readGCP(pg); ok {
+		if r, ok := readGCP(pg, PlatformGCP); ok {
 			return r, nil
 		}
 		return readGeneric(pg, PlatformGCP)
@@ -152,7 +154,10 @@ func read(pg *page) (reading, error) {
 			return r, nil
 		}
 		return readGeneric(pg, PlatformAWS)
-	case host == "azure.status.microsoft" || host == "status.azure.com" || strings.HasSuffix(host, ".azure.status.microsoft"):
+	case isAzureHost(pg.orig):
+		if r, ok := readAzure(pg); ok {
+			return r, nil
+		}
 		return readGeneric(pg, PlatformAzure)
 	case isGitHubReport(pg, host):
 		return readGeneric(pg, PlatformGitHubReport)
@@ -203,6 +208,15 @@ func assemble(pg *page, r reading) casefile.Document {
 	}
 
 	env := r.env
+	if p := d.Published; p != nil {
+		if p.Month() == time.January && p.Day() == 1 && p.Hour() == 0 && p.Minute() == 0 && p.Second() == 0 {
+			// A bare year (a copyright line), not a day.
+			env.refYear = p.Year()
+			d.Published = nil
+		} else {
+			env.ref, env.refYear = *p, p.Year()
+		}
+	}
 	if env.zone == nil {
 		for _, b := range r.blocks {
 			if name, loc, ok := normalize.DeclaredZone(b.text); ok && loc != nil {
@@ -214,14 +228,10 @@ func assemble(pg *page, r reading) casefile.Document {
 	if env.date.IsZero() {
 		env = incidentDay(env, d.Title, r.blocks, d.SlugDate, d.Published)
 	}
+	if env.year == 0 {
+		env.year = env.refYear
+	}
 	d.Zone = env.zoneName
-
-	sections, kinds := segment(r.blocks, d.Title)
-	d.Sections = sections
-	d.Events = timeline(r.blocks, kinds, env)
-	d.StatedDurations = statedDurations(r.blocks)
-	d.Links = dedupeLinks(r.links, pg)
-
 	texts := make([]string, 0, len(r.blocks)+1)
 	texts = append(texts, d.Title)
 	paras := 0
@@ -232,9 +242,28 @@ func assemble(pg *page, r reading) casefile.Document {
 		}
 	}
 	d.Language = language(texts...)
-	d.Postmortem = verdict(evidence{
+	if env.zone == nil && d.Language == "ko" {
+		// Korean write-ups that declare no zone write Korea time.
+		if loc, ok := normalize.LookupZone("KST", time.Time{}); ok {
+			env.zone, env.zoneName = loc, "KST"
+		}
+	}
+
+	sections, kinds := segment(r.blocks, d.Title)
+	d.Sections = sections
+	d.Events = timeline(r.blocks, kinds, env)
+	d.StatedDurations = statedDurations(r.blocks)
+	d.Links = dedupeLinks(r.links, pg)
+
+	synthetic := map[string]bool{}
+	for _, b := range r.blocks {
+		if b.synthetic {
+			synthetic[b.text] = true
+		}
+	}
+	d.Postmortem = verdict(evidence{synthetic: synthetic, 
 		url: pg.orig, title: d.Title, signals: r.signals, sections: d.Sections, events: d.Events,
-		text: strings.Join(texts[1:], "\n"), paras: paras, links: len(d.Links),
+		text: strings.Join(texts[1:], "\n"), paras: paras, links: len(d.Links), listPage: r.listPage,
 	})
 	return d
 }
@@ -252,11 +281,24 @@ func incidentDay(env timeEnv, title string, blocks []block, slug string, publish
 			candidates = append(candidates, b.text)
 		}
 	}
+	rc, hasRef := env.refCtx()
 	for _, c := range candidates {
 		if t, ok := normalize.DeclaredDate(c); ok {
 			env.date = time.Date(t.Year(), t.Month(), t.Day(), 0, 0, 0, 0, time.UTC)
 			env.year = t.Year()
 			return env
+		}
+		if !hasRef {
+			continue
+		}
+		// A date without its year ("on March 9"), in the page's year.
+		for _, st := range normalize.ScanTimes(c, rc) {
+			if st.DateWritten && st.DateKnown {
+				y, m, dd := st.Local.Date()
+				env.date = time.Date(y, m, dd, 0, 0, 0, 0, time.UTC)
+				env.year = y
+				return env
+			}
 		}
 	}
 	if slug != "" {

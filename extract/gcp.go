@@ -13,25 +13,39 @@ import (
 	"golang.org/x/net/html/atom"
 )
 
-// gcpSel are the selectors of Google Cloud's status dashboards, pinned by
-// testdata/gcp-status and testdata/gcp-status-old.
+// gcpSel are the selectors of Google Cloud's status dashboards: the current
+// layout (psd__ classes, /incidents/<id>) and the pre-2021 one (/incident/
+// <service>/<NNNNN>), pinned by testdata/gcp-status and testdata/gcp-status-old.
+// When the named classes are missing, the update table is found by its
+// header (Date … Description) or by rows that open with a date.
 var gcpSel = struct {
-	heading, tables, rows, cells cascadia.Selector
+	title, summary, interval, locations, footnotes, table, tables, rows cascadia.Selector
+	date, time, description                                             cascadia.Selector
 }{
-	heading: cascadia.MustCompile("h1, h2"),
-	tables:  cascadia.MustCompile("table"),
-	rows:    cascadia.MustCompile("tr"),
-	cells:   cascadia.MustCompile("td, th"),
+	title:       cascadia.MustCompile(".psd__incident-title, .incident-title"),
+	summary:     cascadia.MustCompile(".psd__incident-summary, .incident-summary"),
+	interval:    cascadia.MustCompile(".psd__incident-interval, .incident-interval"),
+	locations:   cascadia.MustCompile(".psd__incident-locations"),
+	footnotes:   cascadia.MustCompile("ul.footnotes, .psd__footnotes"),
+	table:       cascadia.MustCompile("table.psd__incident-updates, table.incident-updates"),
+	tables:      cascadia.MustCompile("table"),
+	rows:        cascadia.MustCompile("tr"),
+	date:        cascadia.MustCompile(".psd__update-date, td.date"),
+	time:        cascadia.MustCompile(".psd__update-time, td.time"),
+	description: cascadia.MustCompile(".psd__update-description, td.description"),
 }
 
 var (
-	gcpReport     = regexp.MustCompile(`(?i)\bISSUE SUMMARY\b|\bROOT CAUSE\b|\bincident report\b|\bREMEDIATION AND PREVENTION\b`)
-	gcpAffecting  = regexp.MustCompile(`(?i)^incident affecting\b`)
-	gcpOldTitle   = regexp.MustCompile(`(?i)\bincident #\d+`)
-	gcpDateCell   = regexp.MustCompile(`^(?:\d{1,2} [A-Z][a-z]{2,8}\.? \d{4}|\d{4}-\d{2}-\d{2}|[A-Z][a-z]{2,8}\.? \d{1,2},? \d{4})(?:\s+\d{1,2}:\d{2}.*)?$`)
-	gcpDefaultTZ  = "US/Pacific"
-	gcpSiteName   = "Google Cloud"
-	gcpPlatformTZ = func(on time.Time) (*time.Location, bool) { return normalize.LookupZone(gcpDefaultTZ, on) }
+	gcpReport    = regexp.MustCompile(`(?i)\bISSUE SUMMARY\b|\bROOT CAUSE\b|\bincident report\b|\bREMEDIATION AND PREVENTION\b`)
+	gcpAffecting = regexp.MustCompile(`(?i)^incident affecting\b`)
+	gcpDateCell  = regexp.MustCompile(`^(?:\d{1,2} [A-Z][a-z]{2,8}\.? \d{4}|\d{4}-\d{2}-\d{2}|[A-Z][a-z]{2,8}\.? \d{1,2},? \d{4})(?:\s+\d{1,2}:\d{2}.*)?$`)
+	gcpClockCell = regexp.MustCompile(`^\d{1,2}:\d{2}\b`)
+	gcpBeganRe   = regexp.MustCompile(`(?i)incident began at ([^.]*?\d{1,2}:\d{2})`)
+)
+
+const (
+	gcpDefaultZone = "US/Pacific"
+	gcpSiteName    = "Google Cloud"
 )
 
 // gcpUpdate is one dated row of an incident's update table.
@@ -44,120 +58,90 @@ type gcpUpdate struct {
 	report bool
 }
 
-// readGCP reads a Google Cloud status incident (/incidents/<id>): the
-// "Incident affecting …" heading, its summary line, the "Incident began at
-// … (all times are US/Pacific)" line, then the Date / Time / Description
-// table, newest row first. A row holding the incident report (ISSUE
-// SUMMARY, ROOT CAUSE …) is segmented into the report's sections.
-func readGCP(pg *page) (reading, bool) {
-	table := gcpUpdateTable(pg.doc)
-	if table == nil {
+// readGCP reads a Google Cloud status incident: the "Incident affecting …"
+// heading (old layout: "Google Compute Engine Incident #17003"), the summary
+// line, the "Incident began at … (all times are US/Pacific)" line, then the
+// Date / Time / Description table, newest row first. A row holding the
+// incident report (ISSUE SUMMARY, ROOT CAUSE …) is segmented into the
+// report's sections. Rows stamped without a zone take the page's, US/Pacific.
+func readGCP(pg *page, platform string) (reading, bool) {
+	table := pg.doc.FindMatcher(gcpSel.table).First()
+	var tnode *html.Node
+	if table.Length() > 0 {
+		tnode = table.Nodes[0]
+	} else if tnode = gcpUpdateTable(pg.doc); tnode == nil {
 		return reading{}, false
 	}
-	r := reading{platform: PlatformGCP, siteName: gcpSiteName, publishedSet: true}
-	if loc, ok := gcpPlatformTZ(pg.p.FetchedAt); ok {
-		r.env.zone, r.env.zoneName = loc, gcpDefaultTZ
-	}
-	// The head of the page: everything in the table's container before it.
-	root := table.Parent
-	for root != nil && root.Parent != nil && root.DataAtom != atom.Body && !containsHeading(root, table) {
-		root = root.Parent
+	r := reading{platform: platform, siteName: gcpSiteName, publishedSet: true}
+	if loc, ok := normalize.LookupZone(gcpDefaultZone, pg.p.FetchedAt); ok {
+		r.env.zone, r.env.zoneName = loc, gcpDefaultZone
 	}
 	w := newWalker(pg.fetched)
-	w.skip = func(n *html.Node) bool { return n == table || chrome(n) }
-	if root != nil {
-		w.walk(root)
-		w.flush()
-	}
-	head := w.blocks
-	heading, summary := "", ""
-	for i, b := range head {
-		if b.kind == blockHeading && gcpAffecting.MatchString(b.text) {
-			heading = b.text
-			for _, nb := range head[i+1:] {
-				if nb.kind == blockPara && !strings.Contains(strings.ToLower(nb.text), "incident began") {
-					summary = nb.text
-					break
-				}
+
+	// The head: title, summary line, interval line (and the locations).
+	var head []block
+	heading := collapse(pg.doc.FindMatcher(gcpSel.title).First().Text())
+	summary := collapse(pg.doc.FindMatcher(gcpSel.summary).First().Text())
+	if heading != "" {
+		for _, sel := range []cascadia.Selector{gcpSel.summary, gcpSel.interval, gcpSel.locations} {
+			if s := pg.doc.FindMatcher(sel).First(); s.Length() > 0 {
+				w.walk(s.Nodes[0])
+				w.flush()
 			}
-			break
 		}
-	}
-	if heading == "" {
-		for _, b := range head {
-			if b.kind == blockHeading {
+		head = w.blocks
+		w.blocks = nil
+	} else {
+		// Unknown layout: what precedes the table in its container.
+		root := tnode.Parent
+		for root != nil && root.Parent != nil && root.DataAtom != atom.Body && !containsHeading(root, tnode) {
+			root = root.Parent
+		}
+		w.skip = func(n *html.Node) bool { return n == tnode || chrome(n) }
+		if root != nil {
+			w.walk(root)
+			w.flush()
+		}
+		w.skip = nil
+		for i, b := range w.blocks {
+			if b.kind == blockHeading && heading == "" && (gcpAffecting.MatchString(b.text) || i == 0) {
 				heading = b.text
-				break
+				continue
 			}
+			if b.kind == blockPara && summary == "" && !strings.Contains(strings.ToLower(b.text), "incident began") {
+				summary = b.text
+			}
+			head = append(head, b)
 		}
+		w.blocks = nil
 	}
 	r.title = heading
 	if summary != "" && utf8Len(summary) <= 200 {
 		r.title = summary
 	}
-	if name, loc, ok := normalize.DeclaredZone(blocksText(head)); ok && loc != nil {
-		r.env.zone, r.env.zoneName = loc, name
-	}
 	for _, b := range head {
-		if b.kind == blockHeading && (b.text == heading || b.text == r.title) {
+		if b.text == r.title || b.text == heading {
 			continue
+		}
+		if b.kind == blockHeading && strings.HasPrefix(strings.ToLower(b.text), "previously affected location") {
+			b.kindOf = casefile.SectionImpact
 		}
 		r.blocks = append(r.blocks, b)
 	}
+	notes := collapse(pg.doc.FindMatcher(gcpSel.footnotes).First().Text())
+	if name, loc, ok := normalize.DeclaredZone(blocksText(head) + "\n" + notes); ok && loc != nil {
+		r.env.zone, r.env.zoneName = loc, name
+	}
 
-	updates := gcpRows(table, w, r.env)
+	updates := gcpRows(tnode, w, r.env)
+	if len(updates) == 0 {
+		return reading{}, false
+	}
 	r.blocks = append(r.blocks, gcpBlocks(updates, &r)...)
 	r.links = w.links
 	if d, ok := gcpBegan(head, r.env); ok {
 		r.env = r.env.withDay(d)
 	} else if oldest := oldestUpdate(updates); oldest != nil {
-		r.env = r.env.withDay(*oldest)
-	}
-	return r, true
-}
-
-// readGCPOld reads the pre-2021 dashboard (/incident/<service>/<NNNNN>):
-// the "Google Compute Engine Incident #17003" title and dated rows in
-// US/Pacific.
-func readGCPOld(pg *page) (reading, bool) {
-	table := gcpUpdateTable(pg.doc)
-	if table == nil {
-		return reading{}, false
-	}
-	r := reading{platform: PlatformGCPOld, siteName: gcpSiteName, publishedSet: true}
-	if loc, ok := gcpPlatformTZ(pg.p.FetchedAt); ok {
-		r.env.zone, r.env.zoneName = loc, gcpDefaultTZ
-	}
-	pg.doc.FindMatcher(gcpSel.heading).EachWithBreak(func(_ int, s *goquery.Selection) bool {
-		if t := collapse(s.Text()); gcpOldTitle.MatchString(t) || r.title == "" {
-			r.title = t
-			return !gcpOldTitle.MatchString(t)
-		}
-		return true
-	})
-	if r.title == "" {
-		r.title = docTitle(pg.doc)
-	}
-	w := newWalker(pg.fetched)
-	// Lines between the title and the table (a summary, a zone note).
-	if root := table.Parent; root != nil {
-		w.skip = func(n *html.Node) bool { return n == table || chrome(n) }
-		w.walk(root)
-		w.flush()
-		for _, b := range w.blocks {
-			if b.kind == blockHeading && b.text == r.title {
-				continue
-			}
-			r.blocks = append(r.blocks, b)
-		}
-		if name, loc, ok := normalize.DeclaredZone(blocksText(w.blocks)); ok && loc != nil {
-			r.env.zone, r.env.zoneName = loc, name
-		}
-	}
-	updates := gcpRows(table, w, r.env)
-	r.blocks = append(r.blocks, gcpBlocks(updates, &r)...)
-	r.links = w.links
-	if oldest := oldestUpdate(updates); oldest != nil {
 		r.env = r.env.withDay(*oldest)
 	}
 	return r, true
@@ -175,7 +159,7 @@ func gcpUpdateTable(doc *goquery.Document) *html.Node {
 		}
 		dated := 0
 		t.FindMatcher(gcpSel.rows).Each(func(_ int, tr *goquery.Selection) {
-			if c := tr.Find("td").First(); c.Length() > 0 && gcpDateCell.MatchString(collapse(c.Text())) {
+			if _, _, ok := gcpRowCells(tr.Nodes[0]); ok {
 				dated++
 			}
 		})
@@ -188,31 +172,56 @@ func gcpUpdateTable(doc *goquery.Document) *html.Node {
 	return found
 }
 
-// gcpRows reads the dated rows: date and time cells (or one cell holding
-// both), then the description.
+// gcpRowCells finds a row's date cell and, when separate, its time cell:
+// by class, else the first cell that reads as a date and the clock after it.
+func gcpRowCells(tr *html.Node) (date, clock *html.Node, ok bool) {
+	var cells []*html.Node
+	for c := tr.FirstChild; c != nil; c = c.NextSibling {
+		if c.Type == html.ElementNode && c.DataAtom == atom.Td {
+			cells = append(cells, c)
+		}
+	}
+	for i, c := range cells {
+		if i == len(cells)-1 {
+			break // the last cell is the description
+		}
+		if gcpSel.date.Match(c) || gcpDateCell.MatchString(oneLine(inlineText(c, nil))) {
+			date = c
+			if i+1 < len(cells)-1 && (gcpSel.time.Match(cells[i+1]) || gcpClockCell.MatchString(oneLine(inlineText(cells[i+1], nil)))) {
+				clock = cells[i+1]
+			}
+			return date, clock, true
+		}
+	}
+	return nil, nil, false
+}
+
+// gcpRows reads the dated rows: the date and time cells (or one cell
+// holding both), then the description.
 func gcpRows(table *html.Node, w *walker, env timeEnv) []gcpUpdate {
 	var out []gcpUpdate
 	goquery.NewDocumentFromNode(table).FindMatcher(gcpSel.rows).Each(func(_ int, tr *goquery.Selection) {
-		var cells []*html.Node
-		for c := tr.Nodes[0].FirstChild; c != nil; c = c.NextSibling {
-			if c.Type == html.ElementNode && (c.DataAtom == atom.Td || c.DataAtom == atom.Th) {
-				cells = append(cells, c)
+		dateCell, clockCell, ok := gcpRowCells(tr.Nodes[0])
+		if !ok {
+			return
+		}
+		var desc *html.Node
+		if d := tr.FindMatcher(gcpSel.description).First(); d.Length() > 0 {
+			desc = d.Nodes[0]
+		} else {
+			for c := tr.Nodes[0].LastChild; c != nil; c = c.PrevSibling {
+				if c.Type == html.ElementNode && c.DataAtom == atom.Td {
+					desc = c
+					break
+				}
 			}
 		}
-		if len(cells) < 2 || cells[0].DataAtom == atom.Th {
-			return
-		}
-		date := oneLine(inlineText(cells[0], nil))
-		if !gcpDateCell.MatchString(date) {
-			return
-		}
-		desc := cells[len(cells)-1]
-		stamp := date
-		if len(cells) >= 3 {
-			stamp = date + " " + oneLine(inlineText(cells[1], nil))
+		stamp := oneLine(inlineText(dateCell, nil))
+		if clockCell != nil {
+			stamp += " " + oneLine(inlineText(clockCell, nil))
 		}
 		u := gcpUpdate{stamp: stamp}
-		if st, ok := normalize.ParseTime(stamp, env.ctx()); ok && st.At.Year() >= 1990 {
+		if st, ok := normalize.ParseTime(stamp, env.ctx()); ok && st.HasClock && st.At.Year() >= 1990 {
 			t := st.At.UTC()
 			u.at = &t
 			if st.ZoneKnown {
@@ -252,7 +261,7 @@ func gcpBlocks(updates []gcpUpdate, r *reading) []block {
 	if len(updates) == 0 {
 		return out
 	}
-	out = append(out, block{kind: blockHeading, level: 2, text: "Updates", kindOf: casefile.SectionTimeline})
+	out = append(out, block{kind: blockHeading, level: 2, text: "Updates", kindOf: casefile.SectionTimeline, synthetic: true})
 	for _, u := range updates {
 		b := block{kind: blockItem, at: u.at, stamp: u.stamp, zone: u.zone, zoneWritten: u.zoneOK, text: rowText(u.blocks)}
 		if u.report {
@@ -266,8 +275,6 @@ func gcpBlocks(updates []gcpUpdate, r *reading) []block {
 	}
 	return out
 }
-
-var gcpBeganRe = regexp.MustCompile(`(?i)incident began at ([^.]*?\d{1,2}:\d{2})`)
 
 // gcpBegan reads "Incident began at 2020-12-09 18:31".
 func gcpBegan(head []block, env timeEnv) (time.Time, bool) {
@@ -303,16 +310,6 @@ func containsHeading(n, skip *html.Node) bool {
 	return false
 }
 
-func blocksText(blocks []block) string {
-	parts := make([]string, 0, len(blocks))
-	for _, b := range blocks {
-		parts = append(parts, b.text)
-	}
-	return strings.Join(parts, "\n")
-}
-
-func utf8Len(s string) int { return len([]rune(s)) }
-
 // nestHeadings puts the headings of an embedded body (an update's
 // description) at level min or deeper, under the page's own headings.
 func nestHeadings(blocks []block, min int) []block {
@@ -323,3 +320,13 @@ func nestHeadings(blocks []block, min int) []block {
 	}
 	return blocks
 }
+
+func blocksText(blocks []block) string {
+	parts := make([]string, 0, len(blocks))
+	for _, b := range blocks {
+		parts = append(parts, b.text)
+	}
+	return strings.Join(parts, "\n")
+}
+
+func utf8Len(s string) int { return len([]rune(s)) }

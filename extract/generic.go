@@ -5,6 +5,9 @@ import (
 	"regexp"
 	"strings"
 	"time"
+	"unicode/utf8"
+
+	"github.com/PuerkitoBio/goquery"
 
 	casefile "github.com/incidentlib/casefile"
 	htmldate "github.com/markusmobius/go-htmldate"
@@ -43,9 +46,11 @@ func readGeneric(pg *page, platform string) (reading, error) {
 			r.title = res.Metadata.Title
 			r.siteName = res.Metadata.Sitename
 		}
-		if root == nil || !hasStructure(root) {
+		if root == nil || !hasStructure(root) || !hasListItem(root) && contentListItems(pg.doc) >= 3 {
+			// Nothing structured found, or the lists of the page were lost
+			// (old table layouts): try again favouring recall.
 			opts.Focus = trafilatura.FavorRecall
-			if res2, err := trafilatura.ExtractDocument(pg.doc.Nodes[0], opts); err == nil && res2.ContentNode != nil && (root == nil || hasStructure(res2.ContentNode)) {
+			if res2, err := trafilatura.ExtractDocument(pg.doc.Nodes[0], opts); err == nil && res2.ContentNode != nil && (root == nil || !hasStructure(root) && hasStructure(res2.ContentNode) || !hasListItem(root) && hasListItem(res2.ContentNode)) {
 				root = res2.ContentNode
 				if r.title == "" {
 					r.title, r.siteName = res2.Metadata.Title, res2.Metadata.Sitename
@@ -63,10 +68,11 @@ func readGeneric(pg *page, platform string) (reading, error) {
 		w.walk(body.Nodes[0])
 	}
 	w.flush()
-	r.blocks, r.links = w.blocks, w.links
+	r.blocks, r.links = dropTail(w.blocks), w.links
 	if meta := pg.meta["og:site_name"]; meta != "" {
 		r.siteName = meta
 	}
+	r.listPage = listOfPosts(pg)
 	switch platform {
 	case PlatformGitHubReport:
 		githubReport(&r)
@@ -153,38 +159,6 @@ func githubReport(r *reading) {
 	}
 }
 
-// Azure post-incident reviews name their sections with questions.
-var azureHeadings = []struct {
-	re   *regexp.Regexp
-	kind casefile.SectionKind
-}{
-	{regexp.MustCompile(`(?i)^what happened\??$`), casefile.SectionSummary},
-	{regexp.MustCompile(`(?i)^what went wrong`), casefile.SectionRootCause},
-	{regexp.MustCompile(`(?i)^how did we respond`), casefile.SectionTimeline},
-	{regexp.MustCompile(`(?i)^how are we making`), casefile.SectionActionItems},
-	{regexp.MustCompile(`(?i)^how can (?:customers|we)`), casefile.SectionOther},
-}
-
-var azureTitle = regexp.MustCompile(`(?i)^(?:(?:preliminary |final )?post[- ]incident review \(PIR\)|PIR\b|RCA\s*[-–])`)
-
-func azurePIR(r *reading) {
-	for i := range r.blocks {
-		b := &r.blocks[i]
-		if b.kind != blockHeading {
-			continue
-		}
-		for _, h := range azureHeadings {
-			if h.re.MatchString(b.text) {
-				b.kindOf = h.kind
-				break
-			}
-		}
-	}
-	if azureTitle.MatchString(strings.TrimSpace(r.title)) {
-		r.signals = append(r.signals, signal{3, "an Azure post-incident review"})
-	}
-}
-
 // fixAtoms sets the atom of elements go-trafilatura created by name only,
 // so that the walker recognises them.
 func fixAtoms(n *html.Node) {
@@ -194,4 +168,66 @@ func fixAtoms(n *html.Node) {
 	for c := n.FirstChild; c != nil; c = c.NextSibling {
 		fixAtoms(c)
 	}
+}
+
+// hasListItem reports a list item in n's subtree.
+func hasListItem(n *html.Node) bool {
+	if n.Type == html.ElementNode && (n.DataAtom == atom.Li || n.DataAtom == 0 && n.Data == "li") {
+		return true
+	}
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		if hasListItem(c) {
+			return true
+		}
+	}
+	return false
+}
+
+// contentListItems counts the list items of the page long enough to be
+// prose, not navigation.
+func contentListItems(doc *goquery.Document) int {
+	n := 0
+	doc.Find("li").Each(func(_ int, s *goquery.Selection) {
+		if utf8.RuneCountInString(strings.TrimSpace(s.Text())) >= 30 && s.ParentsFiltered("nav, header, footer").Length() == 0 {
+			n++
+		}
+	})
+	return n
+}
+
+// tailMarker is a heading or line that opens the furniture after an
+// article: comments, related posts, a category's other posts.
+var tailMarker = regexp.MustCompile(`(?i)^(?:댓글(?:\s*\d+)?|\d*\s*comments?|leave a (?:comment|reply)|responses?|related (?:posts|articles|stories)|you (?:might|may) also like|more from .*|read next|recommended(?: for you)?|share this(?: post| article)?|'.*' 카테고리의 다른 글|.*카테고리의 다른 글|관련 글|다른 글|이전 글|다음 글)$`)
+
+// dropTail cuts the blocks from the first tail marker on.
+func dropTail(blocks []block) []block {
+	for i, b := range blocks {
+		if i > 0 && b.kind != blockItem && tailMarker.MatchString(strings.TrimSpace(b.text)) {
+			return blocks[:i]
+		}
+	}
+	return blocks
+}
+
+var listPath = regexp.MustCompile(`(?i)/(?:tags?|categor(?:y|ies)|topics|archives?|authors?)(?:/|$)|/page/\d+/?$`)
+
+// listOfPosts says why the page is an index of posts rather than one post
+// (a tag or archive page), or "".
+func listOfPosts(pg *page) string {
+	if listPath.MatchString(pg.orig.Path) {
+		return "a tag, category or archive address"
+	}
+	linked := 0
+	pg.doc.Find("h1, h2, h3").Each(func(_ int, s *goquery.Selection) {
+		if c := soleChild(s.Nodes[0]); c != nil && c.DataAtom == atom.A {
+			linked++
+		}
+	})
+	if linked >= 4 {
+		return fmt.Sprintf("%d headings that link to posts", linked)
+	}
+	if n := pg.doc.Find("article").Length(); n >= 4 {
+		return fmt.Sprintf("%d articles", n)
+	}
+	return ""
 }

@@ -3,6 +3,7 @@ package extract
 import (
 	"regexp"
 	"strings"
+	"unicode/utf8"
 
 	casefile "github.com/incidentlib/casefile"
 )
@@ -22,7 +23,7 @@ var kindPatterns = []kindPattern{
 	{casefile.SectionTimeline, regexp.MustCompile(`(?i)\btime ?lines?\b|\bchronolog|\bsequence of events\b|\bwhat happened\b|\bincident (?:log|history)\b|\bevent log\b|타임라인|경과|경위|시간대별|진행 상황|발생 및 조치 내역`)},
 	{casefile.SectionTrigger, regexp.MustCompile(`(?i)\btrigger(?:s|ed|ing)?\b|촉발|발단`)},
 	{casefile.SectionRootCause, regexp.MustCompile(`(?i)\broot[- ]?causes?\b|\bcause[sd]?\b|\bwhy\b|\bcontributing factors?\b|\bwhat went wrong\b|\btechnical (?:details|analysis)\b|\bRCA\b|원인|발생 이유`)},
-	{casefile.SectionActionItems, regexp.MustCompile(`(?i)\baction items?\b|\bfollow[- ]?ups?\b|\bnext steps?\b|\bprevent(?:ion|ive|ing)?\b|\bwhat we(?:'re| are|’re) doing\b|\bwhat(?:'s| is) next\b|\bgoing forward\b|\bfuture (?:work|plans?|improvements?)\b|\bimprovements?\b|\bless likely\b|\bcorrective actions?\b|\blooking ahead\b|\bmoving forward\b|후속|재발 ?방지|향후|개선|예방`)},
+	{casefile.SectionActionItems, regexp.MustCompile(`(?i)\baction items?\b|\bfollow[- ]?ups?\b|\bnext steps?\b|\bprevent(?:ion|ive|ing)?\b|\bwhat we(?:'re| are|’re|'ve| have|’ve| will be| will)? ?(?:doing|changing|changed|change|improving|improved|fixing|fixed|learned and changing)\b|\bchanges we(?:'re| are|’re)? mak|\bwhat(?:'s| is)? changing\b|\bwhat(?:'s| is) next\b|\bgoing forward\b|\bfuture (?:work|plans?|improvements?)\b|\bimprovements?\b|\bless likely\b|\bcorrective actions?\b|\blooking ahead\b|\bmoving forward\b|후속|재발 ?방지|향후|개선|예방`)},
 	{casefile.SectionRemediation, regexp.MustCompile(`(?i)\bremediation\b|\bmitigat(?:ion|ed|ing)\b|\bresolution\b|\bresolved?\b|\brecover(?:y|ed|ing)?\b|\bfix(?:es|ed)?\b|\bhow (?:did )?we respond(?:ed)?\b|\bour response\b|\bresponse\b|\brestor(?:ation|ed|ing)\b|조치|복구|대응|해결|복원`)},
 	{casefile.SectionDetection, regexp.MustCompile(`(?i)\bdetect(?:ion|ed|ing)?\b|\balert(?:s|ing)?\b|\bhow we (?:found|noticed)\b|\bdiscovery\b|감지|탐지|인지|발견`)},
 	{casefile.SectionImpact, regexp.MustCompile(`(?i)\bimpact(?:s|ed)?\b|\baffected\b|\bscope\b|\bblast radius\b|\bcustomer experience\b|\buser experience\b|영향|피해`)},
@@ -70,7 +71,15 @@ func segment(blocks []block, title string) ([]casefile.Section, []casefile.Secti
 				continue
 			}
 			kind := b.kindOf
-			if kind == "" {
+			switch {
+			case kind != "":
+			case standfirst(b.text):
+				// A sentence set as a heading (a subtitle) names no section.
+				kind = casefile.SectionOther
+				if len(sections) == 1 || len(sections) == 2 && lead == 1 {
+					kind = casefile.SectionSummary
+				}
+			default:
 				kind = classify(b.text)
 			}
 			for len(stack) > 0 && stack[len(stack)-1].level >= b.level {
@@ -111,3 +120,13 @@ func segment(blocks []block, title string) ([]casefile.Section, []casefile.Secti
 	}
 	return sections, kinds
 }
+
+// standfirst reports a heading that is a sentence rather than a title:
+// long, or with a full stop inside.
+func standfirst(h string) bool {
+	h = enumeration.ReplaceAllString(h, "")
+	return utf8.RuneCountInString(h) > 90 || strings.Contains(strings.TrimSuffix(h, "."), ". ")
+}
+
+// enumeration is the numbering of a heading ("1. ", "2.3) ", "IV. ").
+var enumeration = regexp.MustCompile(`^\s*(?:\d+(?:\.\d+)*|[IVX]+)[.)]\s+`)

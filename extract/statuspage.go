@@ -3,7 +3,6 @@ package extract
 import (
 	"encoding/json"
 	"regexp"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -46,6 +45,7 @@ type spUpdate struct {
 }
 
 type spIncident struct {
+	ID                    string     `json:"id"`
 	Name                  string     `json:"name"`
 	Status                string     `json:"status"`
 	Impact                string     `json:"impact"`
@@ -64,31 +64,44 @@ type spIncident struct {
 	Page *spPage `json:"page"`
 }
 
-// statuspageJSON merges the incident JSON bodies found in extra.
-func statuspageJSON(extra map[string][]byte) (*spIncident, *spPage) {
-	keys := make([]string, 0, len(extra))
-	for k := range extra {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
+// statuspageJSON merges the incident JSON bodies found in extra: the v2
+// {page, incident}, the legacy bare incident, and a {page, incidents} list
+// (incident.io serves only that one), from which the incident whose id is
+// code is taken, never another.
+func statuspageJSON(extra map[string][]byte, code string) (*spIncident, *spPage) {
 	var inc *spIncident
 	var page *spPage
-	for _, k := range keys {
+	for _, k := range sortedKeys(extra) {
 		var env struct {
-			Page     *spPage     `json:"page"`
-			Incident *spIncident `json:"incident"`
+			Page      *spPage       `json:"page"`
+			Incident  *spIncident   `json:"incident"`
+			Incidents []*spIncident `json:"incidents"`
 		}
 		body := extra[k]
 		if json.Unmarshal(body, &env) != nil {
 			continue
 		}
 		cur := env.Incident
+		if cur == nil && env.Incidents != nil {
+			for _, c := range env.Incidents {
+				if c != nil && code != "" && c.ID == code {
+					cur = c
+					break
+				}
+			}
+			if cur == nil {
+				continue
+			}
+		}
 		if cur == nil {
 			var bare spIncident
 			if json.Unmarshal(body, &bare) != nil || bare.IncidentUpdates == nil && bare.PostmortemBody == "" {
 				continue
 			}
 			cur = &bare
+		}
+		if code != "" && cur.ID != "" && cur.ID != code {
+			continue
 		}
 		if env.Page != nil && page == nil {
 			page = env.Page
@@ -154,6 +167,7 @@ type spRow struct {
 	zone       string
 	zoneOK     bool
 	postmortem bool
+	report     bool // the row's body is laid out as the write-up
 }
 
 var maintenanceStatuses = map[string]bool{"scheduled": true, "in progress": true, "in_progress": true, "verifying": true, "completed": true}
@@ -167,13 +181,31 @@ var defaultBodies = regexp.MustCompile(`(?i)^(?:this incident has been resolved|
 // Extra for the page's name and zone, the incident's start and status, and
 // the postmortem text when the HTML lacks it.
 func readStatuspage(pg *page) (reading, bool) {
-	inc, spg := statuspageJSON(pg.p.Extra)
+	code := ""
+	if m := statuspageCode.FindStringSubmatch(pg.orig.Path); m != nil {
+		code = m[1]
+	}
+	inc, spg := statuspageJSON(pg.p.Extra, code)
 	rows := pg.doc.FindMatcher(statuspageSel.updates)
-	if rows.Length() == 0 && inc == nil {
+	if rows.Length() == 0 && (inc == nil || code == "") {
 		return reading{}, false
 	}
 	r := reading{platform: PlatformStatuspage, publishedSet: true}
 	r.title = collapse(pg.doc.FindMatcher(statuspageSel.name).First().Text())
+	statusPageNames(pg, &r, inc, spg)
+	w := newWalker(pg.fetched)
+	var updates []spRow
+	rows.Each(func(_ int, s *goquery.Selection) {
+		updates = append(updates, statuspageRow(s, w, &r.env))
+	})
+	affected := collapse(pg.doc.FindMatcher(statuspageSel.affected).First().Text())
+	layoutStatus(&r, updates, inc, w, affected, nil)
+	return r, true
+}
+
+// statusPageNames fills the title, site name and zone from the JSON and the
+// page's <title> ("<Page> Status - <Incident>").
+func statusPageNames(pg *page, r *reading, inc *spIncident, spg *spPage) {
 	if r.title == "" && inc != nil {
 		r.title = collapse(inc.Name)
 	}
@@ -189,25 +221,26 @@ func readStatuspage(pg *page) (reading, bool) {
 			r.env.zone, r.env.zoneName = loc, spg.TimeZone
 		}
 	}
+	t := docTitle(pg.doc)
 	if r.siteName == "" {
-		r.siteName = pg.meta["og:site_name"]
+		r.siteName = strings.TrimSuffix(pg.meta["og:site_name"], " Status")
 	}
 	if r.siteName == "" {
-		// "<Page> Status - <Incident>"
-		t := docTitle(pg.doc)
 		if i := strings.Index(t, " - "); i > 0 {
 			r.siteName = strings.TrimSuffix(strings.TrimSpace(t[:i]), " Status")
 		}
 	}
 	if r.title == "" {
-		r.title = cleanTitle(docTitle(pg.doc), r.siteName+" Status")
+		r.title = cleanTitle(t, r.siteName+" Status")
 	}
+}
 
-	w := newWalker(pg.fetched)
-	var updates []spRow
-	rows.Each(func(_ int, s *goquery.Selection) {
-		updates = append(updates, statuspageRow(s, w, &r.env))
-	})
+// layoutStatus turns a status page's update trail into blocks: the
+// write-ups first (a Postmortem row, or an update whose body has section
+// headings), then the trail as one timeline section, newest first as on the
+// page, then the affected components. It also sets the incident's day, the
+// publication time and the verdict's structured signals.
+func layoutStatus(r *reading, updates []spRow, inc *spIncident, w *walker, affected string, components []string) {
 	if len(updates) == 0 && inc != nil {
 		for _, u := range inc.IncidentUpdates {
 			at := parseRFC3339(u.DisplayAt)
@@ -215,6 +248,7 @@ func readStatuspage(pg *page) (reading, bool) {
 				at = parseRFC3339(u.CreatedAt)
 			}
 			row := spRow{status: strings.ReplaceAll(u.Status, "_", " "), at: at, blocks: textBlocks(u.Body, true)}
+			row.postmortem = row.status == "postmortem"
 			if at != nil {
 				row.stamp = u.CreatedAt
 				row.zone, row.zoneOK = "UTC", strings.HasSuffix(u.CreatedAt, "Z")
@@ -242,7 +276,7 @@ func readStatuspage(pg *page) (reading, bool) {
 		}
 	}
 
-	// The incident's start decides the day of times the postmortem writes
+	// The incident's start decides the day of times a write-up gives
 	// without a date.
 	var start *time.Time
 	if inc != nil {
@@ -260,12 +294,17 @@ func readStatuspage(pg *page) (reading, bool) {
 		r.env = r.env.withDay(*start)
 	}
 
-	// Postmortem first (it heads the page), then the trail of updates.
-	hasPostmortem := false
+	// Write-ups first: they head the page.
+	hasPostmortem, hasWriteUp := false, false
 	for _, u := range updates {
-		if u.postmortem {
-			hasPostmortem = true
-			r.blocks = append(r.blocks, u.blocks...)
+		hasPostmortem = hasPostmortem || u.postmortem
+	}
+	for i := range updates {
+		u := &updates[i]
+		if u.postmortem || !hasPostmortem && writeUp(u.blocks) {
+			u.report = true
+			hasWriteUp = hasWriteUp || !u.postmortem
+			r.blocks = append(r.blocks, nestHeadings(u.blocks, 2)...)
 		}
 	}
 	if !hasPostmortem && inc != nil && strings.TrimSpace(inc.PostmortemBody) != "" {
@@ -281,12 +320,12 @@ func readStatuspage(pg *page) (reading, bool) {
 		}
 	}
 	for i := range r.blocks {
-		if r.blocks[i].kind == blockHeading && r.blocks[i].level == 0 {
+		if r.blocks[i].kind == blockHeading && r.blocks[i].level < 2 {
 			r.blocks[i].level = 2
 		}
 	}
 	if len(updates) > 0 {
-		r.blocks = append(r.blocks, block{kind: blockHeading, level: 2, text: "Updates", kindOf: casefile.SectionTimeline})
+		r.blocks = append(r.blocks, block{kind: blockHeading, level: 2, text: "Updates", kindOf: casefile.SectionTimeline, synthetic: true})
 	}
 	substantive, substantiveText, defaultsOnly := 0, 0, true
 	resolved, maintenance := false, false
@@ -294,17 +333,17 @@ func readStatuspage(pg *page) (reading, bool) {
 		text := rowText(u.blocks)
 		b := block{kind: blockItem, at: u.at, stamp: u.stamp, zone: u.zone, zoneWritten: u.zoneOK, status: u.status}
 		label := strings.ToUpper(u.status[:min(1, len(u.status))]) + u.status[min(1, len(u.status)):]
-		if u.postmortem {
+		switch {
+		case u.report:
 			b.text = label
 			if first := firstPara(u.blocks); first != "" {
 				b.text = label + " - " + first
 			}
 			b.noScan = true
-		} else {
+		case text == "":
+			b.text = label
+		default:
 			b.text = strings.TrimSpace(label + " - " + text)
-			if text == "" {
-				b.text = label
-			}
 		}
 		r.blocks = append(r.blocks, b)
 		switch {
@@ -322,17 +361,20 @@ func readStatuspage(pg *page) (reading, bool) {
 			substantiveText += len(text)
 		}
 	}
-	if aff := collapse(pg.doc.FindMatcher(statuspageSel.affected).First().Text()); aff != "" {
-		r.blocks = append(r.blocks, block{kind: blockHeading, level: 2, text: "Affected components", kindOf: casefile.SectionImpact}, block{kind: blockPara, text: aff})
-	} else if inc != nil && len(inc.Components) > 0 {
+	if affected == "" && len(components) > 0 {
+		affected = "This incident affected: " + strings.Join(components, ", ") + "."
+	}
+	if affected == "" && inc != nil && len(inc.Components) > 0 {
 		var names []string
 		for _, c := range inc.Components {
 			names = append(names, c.Name)
 		}
-		r.blocks = append(r.blocks, block{kind: blockHeading, level: 2, text: "Affected components", kindOf: casefile.SectionImpact},
-			block{kind: blockPara, text: "This incident affected: " + strings.Join(names, ", ") + "."})
+		affected = "This incident affected: " + strings.Join(names, ", ") + "."
 	}
-	r.links = w.links
+	if affected != "" {
+		r.blocks = append(r.blocks, block{kind: blockHeading, level: 2, text: "Affected components", kindOf: casefile.SectionImpact, synthetic: true}, block{kind: blockPara, text: affected})
+	}
+	r.links = append(r.links, w.links...)
 
 	// Publication: the postmortem's, else the latest update's.
 	for _, u := range updates {
@@ -363,17 +405,30 @@ func readStatuspage(pg *page) (reading, bool) {
 	}
 	switch {
 	case hasPostmortem || status == "postmortem":
-		r.signals = append(r.signals, signal{3, "statuspage postmortem"})
+		r.signals = append(r.signals, signal{3, r.platform + " postmortem"})
 	case maintenance:
-		r.signals = append(r.signals, signal{-4, "statuspage scheduled maintenance"})
+		r.signals = append(r.signals, signal{-4, r.platform + " scheduled maintenance"})
 	case !resolved && len(updates) > 0:
-		r.signals = append(r.signals, signal{-3, "statuspage incident still open: " + updates[0].status})
+		r.signals = append(r.signals, signal{-3, r.platform + " incident still open: " + updates[0].status})
+	case hasWriteUp:
+		r.signals = append(r.signals, signal{2, r.platform + " resolved incident with a write-up in an update"})
 	case defaultsOnly:
-		r.signals = append(r.signals, signal{-2, "statuspage updates carry only default texts"})
+		r.signals = append(r.signals, signal{-2, r.platform + " updates carry only default texts"})
 	case substantive >= 2 && substantiveText >= 300:
-		r.signals = append(r.signals, signal{2, "statuspage resolved incident with a substantive update trail"})
+		r.signals = append(r.signals, signal{2, r.platform + " resolved incident with a substantive update trail"})
 	}
-	return r, true
+}
+
+// writeUp reports an update body that is a write-up: two or more headings
+// of canonical sections.
+func writeUp(blocks []block) bool {
+	n := 0
+	for _, b := range blocks {
+		if b.kind == blockHeading && classify(b.text) != casefile.SectionOther {
+			n++
+		}
+	}
+	return n >= 2
 }
 
 func derefTime(t *time.Time) time.Time {

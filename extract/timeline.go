@@ -1,6 +1,7 @@
 package extract
 
 import (
+	"regexp"
 	"strings"
 	"time"
 	"unicode"
@@ -18,6 +19,26 @@ type timeEnv struct {
 	zone     *time.Location
 	zoneName string
 	year     int
+	// ref and refYear date year-less dates ("May 8"): the year of the page
+	// (its publication), minus one when the date would fall well after ref.
+	ref     time.Time
+	refYear int
+	// last is the latest instant read so far in this scope: a clock time
+	// without a date that falls half a day before it has passed midnight.
+	last time.Time
+}
+
+// refCtx is the context for reading written dates: the reference date
+// decides the year of year-less dates, not the day in force.
+func (e timeEnv) refCtx() (normalize.TimeContext, bool) {
+	if e.ref.IsZero() && e.refYear == 0 {
+		return normalize.TimeContext{}, false
+	}
+	c := normalize.TimeContext{Zone: e.zone, ZoneName: e.zoneName, Year: e.refYear}
+	if !e.ref.IsZero() {
+		c.Date = time.Date(e.ref.Year(), e.ref.Month(), e.ref.Day(), 0, 0, 0, 0, time.UTC)
+	}
+	return c, true
 }
 
 func (e timeEnv) ctx() normalize.TimeContext {
@@ -75,7 +96,9 @@ func timeline(blocks []block, kinds []casefile.SectionKind, env timeEnv) []casef
 				carried = env.withDay(b.day)
 			}
 		}
-		if b.noScan {
+		if b.noScan || b.kind == blockItem && kind == casefile.SectionActionItems && b.at == nil {
+			// Action items are plans: "move the maintenance window to
+			// 4–5 AM" is not an event.
 			continue
 		}
 		local := carried
@@ -86,21 +109,35 @@ func timeline(blocks []block, kinds []casefile.SectionKind, env timeEnv) []casef
 			local.zone, local.zoneName = loc, name
 		}
 		scanned := local
+		var firstDay time.Time
 		sentences := sentenceSpans(b.text, b.kind != blockPara)
 		for _, s := range normalize.ScanTimes(b.text, scanned.ctx()) {
+			if s.DateWritten {
+				// A written date takes its year from the page, not from the
+				// day in force.
+				if rc, ok := local.refCtx(); ok {
+					if again, ok := normalize.ParseTime(s.Text, rc); ok && again.DateWritten {
+						again.Start, again.End = s.Start, s.End
+						s = again
+					}
+				}
+			}
 			zoneLoc := local.zone
 			if s.ZoneWritten && s.ZoneKnown {
 				if loc, ok := normalize.LookupZone(s.ZoneName, s.At); ok {
 					zoneLoc = loc
 				}
 			}
-			if s.DateWritten {
-				day := s.At
-				if zoneLoc != nil {
-					day = day.In(zoneLoc)
-				}
+			if s.DateWritten && s.DateKnown {
+				day := s.Local
 				local.date = time.Date(day.Year(), day.Month(), day.Day(), 0, 0, 0, 0, time.UTC)
 				local.year = day.Year()
+				if firstDay.IsZero() || local.date.Before(firstDay) {
+					firstDay = local.date
+				}
+				if !s.HasClock {
+					local.last = time.Time{}
+				}
 			}
 			if s.ZoneWritten && s.ZoneKnown && zoneLoc != nil {
 				local.zone, local.zoneName = zoneLoc, s.ZoneName
@@ -108,7 +145,7 @@ func timeline(blocks []block, kinds []casefile.SectionKind, env timeEnv) []casef
 			if !s.HasClock {
 				continue
 			}
-			if (!s.DateWritten || !s.ZoneWritten) && local != scanned {
+			if (!s.DateWritten || !s.ZoneWritten) && (local.date != scanned.date || local.zone != scanned.zone) {
 				// An earlier stamp of this line declared what this one lacks.
 				if again, ok := normalize.ParseTime(s.Text, local.ctx()); ok && again.HasClock {
 					again.Start, again.End = s.Start, s.End
@@ -117,6 +154,23 @@ func timeline(blocks []block, kinds []casefile.SectionKind, env timeEnv) []casef
 			}
 			if !s.DateKnown {
 				continue // no day to put it on
+			}
+			if !s.DateWritten && !local.last.IsZero() && s.At.Before(local.last.Add(-12*time.Hour)) {
+				// The clock passed midnight since the last time read.
+				next := local
+				next.date = local.date.AddDate(0, 0, 1)
+				if again, ok := normalize.ParseTime(s.Text, next.ctx()); ok && again.HasClock && !again.At.Before(local.last.Add(-12*time.Hour)) {
+					again.Start, again.End = s.Start, s.End
+					s = again
+					local.date = next.date
+				}
+			}
+			if promised(b.text, s.Start) {
+				continue // "we will provide an update by 12:10", "every day at 4 AM": not events
+			}
+			local.last = s.At
+			if s.Until != nil {
+				local.last = *s.Until
 			}
 			if s.At.Year() < 1990 {
 				continue
@@ -138,14 +192,30 @@ func timeline(blocks []block, kinds []casefile.SectionKind, env timeEnv) []casef
 			events = append(events, ev)
 		}
 		if b.at == nil || b.reset {
+			// The text after this block continues from the earliest day it
+			// wrote ("began on 11 February and ended on 12 February"); later
+			// times that pass midnight move on by the rollover rule.
 			carried = local
+			if !firstDay.IsZero() {
+				carried.date = firstDay
+			}
 		}
 	}
 	return events
 }
 
+var promise = regexp.MustCompile(`(?i)\b(?:update|updates|information|details|report|news)\s+(?:by|at|before|around|no later than|on or before)\s*$|\b(?:next update|update again|check back)\b[^.]{0,20}$|\b(?:every (?:day|night|morning|evening|hour)|daily|nightly|each (?:day|night))\s+(?:at\s+)?$|매일\s*(?:새벽|오전|오후|저녁|밤)?\s*$`)
+
+// promised reports a time the text promises ("another update by 12:10")
+// rather than reports.
+func promised(text string, start int) bool {
+	from := max(start-60, 0)
+	return promise.MatchString(text[from:start])
+}
+
 // statedDurations reads the durations the blocks state in words, with their
-// sentences, without repeats.
+// sentences, without repeats. Durations without a cue ("lasting", "for",
+// "동안" ...) are left out: "ten days ago" is not a length.
 func statedDurations(blocks []block) []casefile.StatedDuration {
 	var out []casefile.StatedDuration
 	seen := map[casefile.StatedDuration]bool{}
@@ -159,7 +229,7 @@ func statedDurations(blocks []block) []casefile.StatedDuration {
 				sentences = sentenceSpans(b.text, b.kind != blockPara)
 			}
 			sd := casefile.StatedDuration{Minutes: d.Minutes, Sentence: clip(sentenceAt(b.text, sentences, d.Start, d.End))}
-			if d.Minutes <= 0 || seen[sd] {
+			if d.Minutes <= 0 || d.Cue == "" || seen[sd] {
 				continue
 			}
 			seen[sd] = true

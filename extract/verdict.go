@@ -30,6 +30,9 @@ type evidence struct {
 	text     string // the main text, blocks joined by newlines
 	paras    int    // prose paragraphs
 	links    int
+	listPage string // why the page is a list of posts, or ""
+	// synthetic are the headings the reader made up, which say nothing.
+	synthetic map[string]bool
 }
 
 var (
@@ -40,8 +43,8 @@ var (
 		regexp.MustCompile(`\bPIR\b`),
 		regexp.MustCompile(`(?i)\bRCA\b|\broot cause analysis\b`),
 		regexp.MustCompile(`(?i)^summary of the .*(?:service (?:disruption|event)|event|outage|issue)`),
-		regexp.MustCompile(`(?i)\b(?:outage|downtime|disruption|incident|degradation|interruption|service issue)s?\b.*\b(?:on|of|from)?\s*(?:` + monthNames + `\.? \d{1,2}(?:st|nd|rd|th)?,? \d{4}|\d{1,2} ` + monthNames + `\.? \d{4}|\d{4}-\d{2}-\d{2})`),
-		regexp.MustCompile(`(?i)\b(?:what|why) (?:happened|went wrong)\b`),
+		regexp.MustCompile(`(?i)\b(?:outage|downtime|disruption|incident|degradation|interruption|service issue)s?\b.*\b(?:on|of|from)?\s*(?:` + monthNames + `\.? \d{1,2}(?:st|nd|rd|th)?\b|\d{1,2}(?:st|nd|rd|th)? ` + monthNames + `\b|\d{4}-\d{2}-\d{2})`),
+		regexp.MustCompile(`(?i)\b(?:what|why) (?:happened|went wrong|broke|went down)\b`),
 		regexp.MustCompile(`(?i)\blessons learned\b`),
 		regexp.MustCompile(`(?i)\bavailability report\b`),
 		regexp.MustCompile(`장애 ?(?:보고|리포트|회고|분석|원인|사후|경위)|사후 ?분석|포스트 ?모템|장애 (?:발생 )?(?:안내|공지)에 대한|회고`),
@@ -49,11 +52,11 @@ var (
 	urlPostmortem   = regexp.MustCompile(`(?i)post-?mortem|incident|outage|downtime|disruption|retrospective|root-?cause|\brca\b|/message/`)
 	reBetween       = regexp.MustCompile(`(?i)\b(?:between|from)\b[^.\n]{0,40}?\d{1,2}(?::\d{2}|\s?[ap]\.?m\.?)[^.\n]{0,60}?\b(?:and|to|until|through)\b[^.\n]{0,40}?\d{1,2}(?::\d{2}|\s?[ap]\.?m\.?)`)
 	reApology       = regexp.MustCompile(`(?i)\b(?:we|I)(?: sincerely| deeply| truly| again)? apologi[sz]e|\bwe(?:'re| are|’re)(?: very| truly| deeply| so)? sorry\b|\bour apologies\b|\bapologi[sz]e for\b|(?:^|[.!]\s+)sorry\b|\bsorry for\b|사과(?:드립니다|를 드립니다|드리며)|죄송합니다|불편을 드려`)
-	reIncidentWords = regexp.MustCompile(`(?i)\b(?:outages?|incidents?|downtime|disruptions?|degrad(?:ed|ation)|unavailab(?:le|ility)|errors?|failures?|failed)\b|장애|중단|오류|지연`)
+	reIncidentWords = regexp.MustCompile(`(?i)\b(?:outages?|incidents?|downtime|disruptions?|degrad(?:ed|ation)|unavailab(?:le|ility)|errors?|failures?|failed|failing|broke|broken|went down|rolled back|reverted)\b|장애|중단|오류|지연`)
 	titleMaintain   = regexp.MustCompile(`(?i)\b(?:scheduled|planned) maintenance\b|\bmaintenance window\b|정기 ?점검|점검 안내`)
 	titleAnnounce   = regexp.MustCompile(`(?i)^(?:introducing|announcing|meet)\b|\bnow (?:generally )?available\b|\bgenerally available\b|\brelease notes\b|\bwhat'?s new\b|\bnew features?\b|\blaunch(?:es|ed|ing)?\b|\bwebinar\b|\bpricing\b|\bchangelog\b|출시|신규 기능`)
 	titleGuide      = regexp.MustCompile(`(?i)\btemplates?\b|\bhow to\b|\bbest practices?\b|\bguide\b|\bchecklist\b|\btutorial\b|\bplaybook\b|\brunbook\b|\bexamples? of\b|\bwriting (?:a |good |better |effective )?post-?mortems?\b|\bpost-?mortem (?:culture|process|meetings?|docs?|documents?)\b|\bblameless\b|\bawesome\b|\bcollection of\b|\blist of\b|작성법|가이드|템플릿`)
-	titleList       = regexp.MustCompile(`(?i)\b(?:incident|status) history\b|\barchives?\b|^tag:|^category:|\bpage \d+\b|\ball posts\b`)
+	titleList       = regexp.MustCompile(`(?i)\b(?:incident|status) history\b|\barchives?\b|^tag:|^category:|^posts? tagged\b|^tagged\b|\bpage \d+\b|\ball posts\b`)
 	titleJunk       = regexp.MustCompile(`(?i)^(?:redirecting|just a moment|attention required|access denied|403 forbidden|404\b|page not found|not found|error\b|captcha|are you a robot|wayback machine|loading|sign in|log in|please wait|checking your browser|security check|blocked)|\bwayback machine\b|\bpage not found\b`)
 )
 
@@ -83,7 +86,7 @@ func verdict(ev evidence) casefile.Verdict {
 		case casefile.SectionTimeline, casefile.SectionRootCause, casefile.SectionImpact, casefile.SectionDetection,
 			casefile.SectionRemediation, casefile.SectionActionItems, casefile.SectionLessons, casefile.SectionTrigger,
 			casefile.SectionSymptoms:
-			if s.Heading != "" && !seen[s.Kind] {
+			if s.Heading != "" && !ev.synthetic[s.Heading] && !seen[s.Kind] {
 				seen[s.Kind] = true
 				kinds = append(kinds, string(s.Kind))
 			}
@@ -125,13 +128,18 @@ func verdict(ev evidence) casefile.Verdict {
 	case titleMaintain.MatchString(title):
 		add(-4, "scheduled maintenance")
 	case titleGuide.MatchString(title):
-		add(-4, "a guide or template, not an incident")
+		add(-6, "a guide or template, not an incident")
 	case titleAnnounce.MatchString(title):
 		add(-3, "a product announcement")
 	case titleList.MatchString(title):
 		add(-3, "a list page")
 	}
-	if ev.links >= 25 && ev.links > 2*ev.paras {
+	if ev.url != nil && (strings.HasPrefix(strings.ToLower(ev.url.Hostname()), "docs.") || strings.Contains(ev.url.Path, "/docs/")) {
+		add(-2, "a documentation page")
+	}
+	if ev.listPage != "" {
+		add(-5, "a list page: "+ev.listPage)
+	} else if ev.links >= 25 && ev.links > 2*ev.paras {
 		add(-3, "a list page: "+strconv.Itoa(ev.links)+" links, "+strconv.Itoa(ev.paras)+" paragraphs")
 	}
 	switch {

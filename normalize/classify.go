@@ -122,10 +122,10 @@ var symptomTerms = []classTerm{
 
 var contributingTerms = []classTerm{
 	ct("monitoring-blind-spot", `\b(?:no|did not|didn't|not) (?:alert|alarm)\w*|\bnot (?:part of|covered by|included in) (?:our |the )?(?:alerting|monitoring)|\bmonitoring (?:gap|blind spot|did not|didn't|failed to|could not)|\black of (?:monitoring|alerting|visibility|observability)|\bwithout (?:an )?alert|\balerts? (?:did not|didn't|never) fire|\bwere not alerted|\bno visibility|\braised no alert|\bblind spot|알림에 (?:들어 있지 않|없)|감시하지 (?:않|못)`),
-	ct("overlapping-failures", `\bunrelated (?:issue|incident|outage|problem|event)|\bat the same time\b|\bcoinciden\w+|\bcoincided\b|\bsimultaneous(?:ly)? (?:incident|outage|issue)|\bconcurrent (?:incident|outage|issue)s?|\bsecond,? unrelated|\bturned out to be unrelated|관련이 없는 것으로|동시에 난`),
+	ct("overlapping-failures", `\bunrelated (?:\S+ ){0,4}?(?:issue|incident|outage|problem|event)s?\b|\bat the same time\b|\bcoinciden\w+|\bcoincided\b|\bsimultaneous(?:ly)? (?:incident|outage|issue)|\bconcurrent (?:incident|outage|issue)s?|\bsecond,? unrelated|\bturned out to be unrelated|관련이 없는 것으로|동시에 난`),
 	ct("blast-radius-too-wide", `\bblast radius\b|\bpropagated globally\b|\bglobal(?:ly)? (?:propagat\w+|rollout|deploy\w*|push\w*)|\b(?:to|across) (?:every|all) (?:machines?|servers?|regions|data cent(?:er|re)s)(?: at once| simultaneously)|\beverywhere at once\b|\bsingle (?:global )?(?:change|configuration) (?:affected|took down)|전 세계로 퍼`),
 	ct("test-coverage-gap", `\bnot (?:caught|detected|covered|exercised|found) (?:by|in|during) (?:our )?(?:testing|tests|staging|the test|canary)|\btests? (?:did not|didn't|failed to|do not|don't) (?:catch|detect|cover|notice|exercise)|\black of (?:test|testing)|\buntested\b|\btest coverage\b|\bwider range of configurations|\bnot (?:been )?tested\b|\bcost went unmeasured|테스트에서도 (?:첫 배포에서도 )?드러나지`),
-	ct("revert-did-not-restore", `\broll(?:ing|ed)? ?back (?:did not|didn't|failed to|does not) (?:help|fix|restore|resolve)|\brollback (?:did not|didn't|failed|was not enough)|\b(?:after|despite) (?:the )?(?:roll ?back|revert)\w*,? (?:the )?(?:errors?|problems?|issues?|failures?) (?:continued|persisted|remained)|\brevert(?:ing)? (?:did not|didn't) (?:help|fix|restore)|\berrors continued\b|롤백(?:해도|한 뒤에도|했지만)`),
+	ct("revert-did-not-restore", `\broll(?:ing|ed)? ?back(?: \S+){0,3}? (?:did not|didn't|failed to|does not) (?:help|fix|restore|resolve)|\brollback (?:did not|didn't|failed|was not enough)|\b(?:after|despite) (?:the )?(?:roll ?back|revert)\w*,? (?:the )?(?:errors?|problems?|issues?|failures?) (?:continued|persisted|remained)|\brevert(?:ing)? (?:did not|didn't) (?:help|fix|restore)|\berrors continued\b|롤백(?:해도|한 뒤에도|했지만)`),
 	ct("manual-action-worsened", `\bmade (?:the )?(?:outage|incident|problem|situation|things|it) worse|\bworsen(?:ed|ing)\b|\bexacerbat\w+|\bcompounded\b|\b(?:unfortunate|poor|wrong) decision|장애를 키웠|키웠다`),
 	ct("single-point-of-failure", `\bsingle points? of failure|\bSPOF\b|\bno redundancy\b|\black of redundancy\b|\bonly (?:one|a single) (?:instance|node|region|copy|provider|path)\b|단일 장애점`),
 	ct("cascading-failure", `\bcascad(?:ing|ed|e)\b|\bknock-on\b|\bdomino\b|연쇄`),
@@ -215,7 +215,7 @@ var domainTerms = []classTerm{
 	ct("observability", `\bmonitoring (?:system|stack|pipeline)\b|\bobservability\b|\bmetrics pipeline\b`, "generic"),
 	ct("ci-cd", `\bCI/CD\b|\bbuild (?:system|pipeline)\b|\bdeploy(?:ment)? pipeline\b`, "generic"),
 	ct("datacenter", `\bdata ?cent(?:er|re) (?:power|cooling|facility)|\bcolocation\b|\bfacility\b`, "generic"),
-	ct("linux", `\bLinux\b|\bsystemd\b|\bUbuntu\b|\bDebian\b`, "generic"),
+	ct("linux", `\bLinux\b|\bUbuntu\b|\bDebian\b|\bCentOS\b|\bRHEL\b`, "generic"),
 }
 
 // componentDomains are the domains a component implies.
@@ -551,33 +551,42 @@ var sentenceAbbrevs = map[string]bool{
 // letter ends one, unless the word before the period is an abbreviation
 // or an initial. Text without such ends is one sentence.
 func textSentences(p string) []string {
-	p = strings.TrimSpace(p)
-	if p == "" {
-		return nil
-	}
 	var out []string
+	for _, sp := range sentenceSpans(p) {
+		if s := strings.TrimSpace(p[sp[0]:sp[1]]); s != "" {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// sentenceSpans returns the byte ranges of the sentences of p, as
+// textSentences cuts them (white space between sentences is in no span).
+func sentenceSpans(p string) [][2]int {
+	var out [][2]int
 	start := 0
-	for i := 0; i < len(p); {
+	for start < len(p) && isSpaceByte(p[start]) {
+		start++
+	}
+	for i := start; i < len(p); {
 		r, size := utf8.DecodeRuneInString(p[i:])
 		end := i + size
 		if r == '.' || r == '!' || r == '?' || r == '。' {
 			// swallow closing quotes and brackets
-			for end < len(p) && strings.IndexByte(`"')]”’`, p[end]) >= 0 {
+			for end < len(p) && strings.IndexByte(`"')]`, p[end]) >= 0 {
 				end++
 			}
-			if end < len(p) && strings.HasPrefix(p[end:], "”") {
+			for strings.HasPrefix(p[end:], "”") || strings.HasPrefix(p[end:], "’") {
 				end += len("”")
 			}
 			j := end
-			for j < len(p) && (p[j] == ' ' || p[j] == '\t' || p[j] == '\n' || p[j] == '\r') {
+			for j < len(p) && isSpaceByte(p[j]) {
 				j++
 			}
 			if j > end && j < len(p) {
 				next, _ := utf8.DecodeRuneInString(p[j:])
 				if startsSentence(next) && !(r == '.' && abbreviationBefore(p[start:i])) {
-					if s := strings.TrimSpace(p[start:end]); s != "" {
-						out = append(out, s)
-					}
+					out = append(out, [2]int{start, end})
 					start = j
 					i = j
 					continue
@@ -586,11 +595,17 @@ func textSentences(p string) []string {
 		}
 		i += size
 	}
-	if s := strings.TrimSpace(p[start:]); s != "" {
-		out = append(out, s)
+	e := len(p)
+	for e > start && isSpaceByte(p[e-1]) {
+		e--
+	}
+	if e > start {
+		out = append(out, [2]int{start, e})
 	}
 	return out
 }
+
+func isSpaceByte(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
 
 func startsSentence(r rune) bool {
 	switch {

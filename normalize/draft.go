@@ -192,7 +192,7 @@ var slugDateRe = regexp.MustCompile(`^\d{4}-\d{2}-\d{2}$`)
 // titlePrefixRe strips labels that say what kind of page it is, not what
 // happened.
 var (
-	titlePrefixRe = regexp.MustCompile(`(?i)^\s*(?:\[(?:resolved|update|updated|closed|postmortem|post-mortem|rca|pir|해결|해결됨|복구|완료)\]\s*|(?:resolved|update|postmortem|post-mortem|post mortem|incident report|incident review|incident analysis|incident retrospective|post[- ]incident (?:review|report)(?: \(PIR\))?|PIR|RCA|root cause analysis|summary|장애 ?보고(?:서)?|사후 ?분석|포스트모템)\s*[:\-–—|]\s*)`)
+	titlePrefixRe = regexp.MustCompile(`(?i)^\s*(?:\[(?:resolved|update|updated|closed|postmortem|post-mortem|incident report|rca|pir|해결|해결됨|복구|완료|장애 ?보고(?:서)?|사후 ?분석|포스트모템|공지)\]\s*|(?:resolved|update|postmortem|post-mortem|post mortem|incident report|incident review|incident analysis|incident retrospective|post[- ]incident (?:review|report)(?: \(PIR\))?|PIR|RCA|root cause analysis|summary|장애 ?보고(?:서)?|사후 ?분석|포스트모템)\s*[:\-–—|]\s*)`)
 	titleOfRe     = regexp.MustCompile(`(?i)^\s*(?:a\s+)?(?:post[- ]?mortem|incident report|incident review|root cause analysis|RCA|retrospective)\s+(?:of|for|on|about)\s+(?:the\s+)?`)
 	titleSuffixRe = regexp.MustCompile(`\s+[|·–—-]\s+[^|·–—-]{1,60}$`)
 )
@@ -392,7 +392,12 @@ func joinItems(items []string) string {
 	return strings.Join(out, " ")
 }
 
-var triggerRe = regexp.MustCompile(`(?i)\b(?:change[ds]?|deploy\w*|updat\w+|push\w*|upgrad\w+|migrat\w+|configuration|trigger\w*|caused by|began when|started when|releas\w+|rollout|rolled out|restart\w*)\b|변경|배포|업데이트|촉발|재시작`)
+// triggerStrongRe names a change or event that sets an incident off;
+// triggerWeakRe words that often, not always, do.
+var (
+	triggerStrongRe = regexp.MustCompile(`(?i)\b(?:triggered|trigger|deploy(?:ed|ment|ing|s)?|rolled out|rollout|push(?:ed)?|updat(?:e|ed|es)|upgrad(?:e|ed|es)|chang(?:e|ed|es)|migrat(?:ion|ed)|releas(?:e|ed)|caused by|began when|started when)\b|변경|배포|업데이트|촉발`)
+	triggerWeakRe   = regexp.MustCompile(`(?i)\b(?:restart\w*|configuration|maintenance|reboot\w*|failover)\b|재시작|설정`)
+)
 
 func (d *drafter) trigger() casefile.Text {
 	if ps := d.paragraphs(casefile.SectionTrigger); len(ps) > 0 {
@@ -400,19 +405,21 @@ func (d *drafter) trigger() casefile.Text {
 		d.add("trigger", s, strings.Join(ps, "\n\n"), "first sentences of "+d.headings(casefile.SectionTrigger), 0.7)
 		return d.text(s)
 	}
-	for _, kinds := range [][]casefile.SectionKind{{casefile.SectionRootCause}, {casefile.SectionSummary, casefile.SectionTitle}} {
-		var hits []string
-		for _, p := range d.paragraphs(kinds...) {
-			for _, s := range textSentences(p) {
-				if loc := triggerRe.FindStringIndex(s); loc != nil && !negatedAt(s, loc[0], loc[1]) {
-					hits = append(hits, s)
+	for _, re := range []*regexp.Regexp{triggerStrongRe, triggerWeakRe} {
+		for _, kinds := range [][]casefile.SectionKind{{casefile.SectionRootCause}, {casefile.SectionSummary, casefile.SectionTitle}} {
+			var hits []string
+			for _, p := range d.paragraphs(kinds...) {
+				for _, s := range textSentences(p) {
+					if loc := re.FindStringIndex(s); loc != nil && !negatedAt(s, loc[0], loc[1]) {
+						hits = append(hits, s)
+					}
 				}
 			}
-		}
-		if len(hits) > 0 {
-			s := firstSentences(hits, 2, maxShortLen)
-			d.add("trigger", s, strings.Join(hits, " "), "sentences of "+d.headings(kinds...)+" that name a change, deploy, update or trigger", 0.5)
-			return d.text(s)
+			if len(hits) > 0 {
+				s := firstSentences(hits, 2, maxShortLen)
+				d.add("trigger", s, strings.Join(hits, " "), "sentences of "+d.headings(kinds...)+" that name a change, deploy, update or restart", 0.5)
+				return d.text(s)
+			}
 		}
 	}
 	d.add("trigger", "", "", "no trigger section and no sentence naming a change or trigger", 0.3)
@@ -794,7 +801,7 @@ var (
 	tlStartAtRe  = regexp.MustCompile(`(?i)\b(?:began|started|starting|beginning|commenced|begins|starts)\s+(?:at|on|around|about|approximately|from|shortly|just)\b|\bbeginning\b|\bsince\b|부터`)
 	tlResponseRe = regexp.MustCompile(`(?i)\binvestigat\w*|\bmitigat\w*|\broll(?:ed|ing)?\s*back|\brevert\w*|\brestor\w*|\brecover\w*|\bdeploy\w*|\bwork(?:ing)? on|\bfix\w*|조사|배포|복구|롤백`)
 	// tlDetectRe: the organisation learnt of the incident.
-	tlDetectRe = regexp.MustCompile(`(?i)\balert(?:ed|s|ing)?\b|\balarms?\b|\bpaged\b|\bpages?\s+(?:fire[sd]?|went out|follow\w*|were sent)|\b(?:first|automated)\s+pages?\b|\bdetect(?:ed|ion)\b|\bnoticed\b|\bbecame aware\b|\b(?:were|was) made aware\b|\binvestigat\w*|\bdeclared\b|\bengaged\b|\bon-?call\b|\breports? from (?:customers|users)|\b(?:customers?|users?) report\w*|\breceived (?:reports?|alerts?|a page)|\bmonitor(?:s|ing)?\s+(?:fired|triggered|alerted|detected|showed|reported)|\bidentified (?:an? |the )?(?:issue|problem|incident)|감지|인지|알림|알렸|조사|장애를 선언`)
+	tlDetectRe = regexp.MustCompile(`(?i)\balert(?:ed|s|ing)?\b|\balarms?\b|\bpaged\b|\bpages?\s+(?:fire[sd]?|went out|follow\w*|were sent)|\b(?:first|automated)\s+pages?\b|\bdetect(?:s|ed|ion)?\b|\bnotic(?:e|es|ed)\b|\b(?:became|become|becomes) aware\b|\b(?:were|was|are|is) made aware\b|\binvestigat\w*|\bdeclar(?:e|es|ed)\b|\bengaged\b|\bon-?call\b|\breports? from (?:customers|users)|\b(?:customers?|users?) report\w*|\breceived (?:reports?|alerts?|a page)|\bmonitor(?:s|ing)?\s+(?:fired|triggered|alerted|detected|showed|reported)|\bidentified (?:an? |the )?(?:issue|problem|incident)|감지|인지|알림|알렸|조사|장애를 선언`)
 	// tlResolveRe: full recovery.
 	tlResolveRe = regexp.MustCompile(`(?i)\bresolved\b|\brecovered\b|\bfull(?:y)?\s+(?:recover\w*|restor\w*|resolv\w*|mitigat\w*|back|operational|functional|available)|\brestored\b|\bback to normal\b|\bback (?:at|to) (?:their |its |the )?(?:normal|expected|usual|pre-incident|baseline)|\breturned to (?:normal|expected|usual)|\bnormal (?:operations?|service|levels?)\b|\b(?:impact|incident|outage|disruption|errors?)\s+(?:ended|ends|stopped|subsided|was over)|\bended at\b|\buntil\b|\bno longer (?:seeing|affected|impacted|experiencing)|\brecovery (?:was |is )?complete|회복|복구(?:됐|되었|했)|해결(?:됐|되었)|정상(?:으로|화)|돌아왔|끝났|까지 이어|되살렸`)
 	// tlPartialRe: mitigation short of recovery.
@@ -814,8 +821,12 @@ var (
 	// tlDurationImpactRe / tlDurationDetectRe sort stated durations.
 	tlDurationImpactRe = regexp.MustCompile(`(?i)\blast(?:ed|ing|s)?\b|\bduration\b|\bfor (?:a total of |about |approximately |roughly |around |over |nearly |more than |almost )?(?:\d|one|two|three|four|five|six|an? )|\boutage\b|\bimpact\w*|\bunavailab\w+|\bdown\b|\bdegrad\w+|\bdisrupt\w+|\baffected\b|\berrors?\b|\bfail\w*|동안|지속|이어`)
 	tlDurationDetectRe = regexp.MustCompile(`(?i)\balert\w*|\bdetect\w*|\bnotic\w+|\bpaged\b|\bwithin\b|알림|감지`)
-	// tlIgnoredSections hold promises and lessons, not the incident's clock.
+	// tlIgnoredSections hold promises and lessons: their events count only
+	// when they do not promise work (GCP reports tell the incident inside
+	// "Remediation and prevention").
 	tlIgnoredSections = map[casefile.SectionKind]bool{casefile.SectionActionItems: true, casefile.SectionLessons: true}
+	// tlFutureRe: a clause about the future, not the incident's clock.
+	tlFutureRe = regexp.MustCompile(`(?i)\bwill\b|\bby the end of\b|\bplan(?:s|ned)? to\b|\bscheduled for\b|\bnext update\b|예정|계획`)
 )
 
 // maxIncidentSpan bounds how far after the start a resolution may lie.
@@ -892,16 +903,35 @@ func prepareEvents(events []casefile.Event) []tlEvent {
 				k = strings.Index(text, st)
 			}
 			if k < 0 {
-				out[i].post = events[i].Status != ""
+				// The time is not in the text: a status row's or post's
+				// own time, not a time the text states.
+				out[i].post = true
 				continue
 			}
 			found = append(found, pos{i, k, k + len(st)})
 			from = k + len(st)
 		}
 		slices.SortFunc(found, func(a, b pos) int { return a.start - b.start })
+		spans := sentenceSpans(text)
+		sentenceOf := func(at int) (int, int) {
+			for _, sp := range spans {
+				if at >= sp[0] && at < sp[1] {
+					return sp[0], sp[1]
+				}
+			}
+			return 0, len(text)
+		}
 		for j, p := range found {
-			left, right := 0, len(text)
-			if j > 0 {
+			// The clause of a stamp lies within its sentence: from the clause
+			// break after the previous stamp of that sentence to the break
+			// before the next one.
+			sl, sr := sentenceOf(p.start)
+			sr = max(sr, p.end)
+			left, right := sl, sr
+			hasPrev := j > 0 && found[j-1].end > sl
+			hasNext := j+1 < len(found) && found[j+1].start < sr
+			switch {
+			case hasPrev:
 				prevEnd := min(found[j-1].end, p.start)
 				left = prevEnd
 				if locs := tlClauseSepRe.FindAllStringIndex(text[prevEnd:p.start], -1); len(locs) > 0 {
@@ -909,12 +939,12 @@ func prepareEvents(events []casefile.Event) []tlEvent {
 				} else {
 					left = (prevEnd + p.start) / 2
 				}
-			} else if locs := tlClauseSepRe.FindAllStringIndex(text[:p.start], -1); len(locs) > 0 && len(found) > 1 {
-				// a lone stamp keeps its whole sentence; the first of several
-				// starts at the clause it is in
-				left = locs[len(locs)-1][1]
+			case hasNext:
+				if locs := tlClauseSepRe.FindAllStringIndex(text[sl:p.start], -1); len(locs) > 0 {
+					left = sl + locs[len(locs)-1][1]
+				}
 			}
-			if j+1 < len(found) {
+			if hasNext {
 				nextStart := max(found[j+1].start, p.end)
 				right = nextStart
 				if loc := tlClauseSepRe.FindStringIndex(text[p.end:nextStart]); loc != nil {
@@ -987,7 +1017,7 @@ func chooseTimeline(doc casefile.Document) tlChoice {
 	for _, e := range all {
 		switch {
 		case e.At.IsZero():
-		case tlIgnoredSections[e.Section]:
+		case !e.post && tlFutureRe.MatchString(e.clause), !e.post && tlIgnoredSections[e.Section] && promiseRe.MatchString(e.clause):
 		case !knownZone(e.Event):
 			unknownZone = append(unknownZone, fmt.Sprintf("%q", e.Stamp))
 		case !hasClock(e.Event):

@@ -50,7 +50,8 @@ type Stamp struct {
 	// of At is meaningless.
 	DateKnown bool
 	// ZoneName is the zone applied, as written ("PDT", "US/Pacific",
-	// "UTC-7") or as the context declared it; empty when unknown.
+	// "UTC-7", "+0000"; a bare Z is reported as "UTC") or as the context
+	// declared it; empty when unknown.
 	ZoneName string
 	// ZoneWritten reports that the zone was written in the expression;
 	// otherwise it was inherited from the context.
@@ -284,7 +285,7 @@ func (p *stampParser) expr(i int) (tsExpr, bool) {
 			if j == we {
 				return tsExpr{}, false
 			}
-			a, ok := p.point(j)
+			a, ok := p.point(p.skipApprox(j))
 			if !ok {
 				return tsExpr{}, false
 			}
@@ -343,6 +344,9 @@ func (p *stampParser) rangeTail(a tsPoint, kw string) (tsPoint, bool) {
 	k2 := p.ws(k, false)
 	if spaceAfter && k2 == k {
 		return tsPoint{}, false
+	}
+	if k2 > k {
+		k2 = p.skipApprox(k2)
 	}
 	b, ok := p.point(k2)
 	if !ok || b.hasClock != a.hasClock || (kw == "" && !b.hasClock) {
@@ -412,7 +416,23 @@ func (p *stampParser) clockAfterDate(e int, d tsDate) (tsClock, int, bool) {
 	if j == e {
 		return tsClock{}, e, false
 	}
-	return p.clock(j)
+	return p.clock(p.skipApprox(j))
+}
+
+// skipApprox skips a hedge before a clock ("approximately", "about",
+// "around", "roughly", "circa", "approx.", "ca.") and the blanks after it.
+func (p *stampParser) skipApprox(i int) int {
+	w, e := p.word(i)
+	switch strings.ToLower(w) {
+	case "approximately", "about", "around", "roughly", "circa", "approx", "ca":
+		if p.at(e) == '.' {
+			e++
+		}
+		if k := p.ws(e, false); k > e {
+			return k
+		}
+	}
+	return i
 }
 
 // dateAfterClock reads a date that follows a clock and its zone: "on

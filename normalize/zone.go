@@ -439,8 +439,7 @@ func (p *stampParser) declAfterCue(i int) (tsZone, bool) {
 			i++
 			continue
 		}
-		if z, e, ok := p.zoneName(i); ok {
-			_ = e
+		if z, _, ok := p.zoneName(i); ok {
 			return z, true
 		}
 		w, e := p.word(i)

@@ -87,7 +87,8 @@ func newSite(t *testing.T) *site {
 			}
 		}
 		var n int
-		if _, err := fmt.Sscanf(r.URL.Path[strings.LastIndex(r.URL.Path, "/")+1:], "incident-%d", &n); err != nil {
+		p := strings.TrimSuffix(r.URL.Path, "/")
+		if _, err := fmt.Sscanf(p[strings.LastIndex(p, "/")+1:], "incident-%d", &n); err != nil {
 			http.NotFound(w, r)
 			return
 		}

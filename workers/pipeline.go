@@ -167,14 +167,14 @@ func (p *Pipeline) Run(ctx context.Context) error {
 	}
 	if p.Roles.Workers {
 		start("fetch workers", func(ctx context.Context) error {
-			return p.consume(ctx, ConsumerFetch, p.Config.FetchSlots, p.handleFetch)
+			return p.consume(ctx, StreamName, ConsumerFetch, p.Config.FetchSlots, p.handleFetch)
 		})
 		start("store workers", func(ctx context.Context) error {
-			return p.consume(ctx, ConsumerStore, p.Config.StoreSlots, p.handleStore)
+			return p.consume(ctx, StreamName, ConsumerStore, p.Config.StoreSlots, p.handleStore)
 		})
 		if p.Archive != nil {
 			start("archive workers", func(ctx context.Context) error {
-				return p.consume(ctx, ConsumerArchive, p.Config.ArchiveSlots, p.handleArchive)
+				return p.consume(ctx, StreamName, ConsumerArchive, p.Config.ArchiveSlots, p.handleArchive)
 			})
 		}
 		start("dead-letter recorder", p.recordDeadLetters)
@@ -259,8 +259,8 @@ func (p *Pipeline) relayOnce(ctx context.Context) error {
 // decides the rest (see casefile.Kind.QueueAction).
 type handler func(ctx context.Context, msg jetstream.Msg) error
 
-func (p *Pipeline) consume(ctx context.Context, name string, slots int, h handler) error {
-	cons, err := p.JS.Consumer(ctx, StreamName, name)
+func (p *Pipeline) consume(ctx context.Context, stream, name string, slots int, h handler) error {
+	cons, err := p.JS.Consumer(ctx, stream, name)
 	if err != nil {
 		return fmt.Errorf("open consumer %s: %w", name, err)
 	}
@@ -550,7 +550,7 @@ func (p *Pipeline) recordDeadLetters(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("open stream %s: %w", StreamName, err)
 	}
-	return p.consume(ctx, ConsumerDLQ, 1, func(ctx context.Context, msg jetstream.Msg) error {
+	return p.consume(ctx, DLQStreamName, ConsumerDLQ, 1, func(ctx context.Context, msg jetstream.Msg) error {
 		var adv maxDeliveriesAdvisory
 		if err := json.Unmarshal(msg.Data(), &adv); err != nil || adv.StreamSeq == 0 {
 			p.Log.Warn("unreadable advisory dropped", "subject", msg.Subject())

@@ -144,7 +144,7 @@ func (s *Store) Outbox(ctx context.Context, limit int) ([]casefile.OutboxEntry, 
 	var out []casefile.OutboxEntry
 	err := s.read(ctx, "read outbox", func(q querier) error {
 		rows, err := q.Query(ctx, `
-			SELECT o.submission_id, s.url
+			SELECT o.submission_id, s.url, sub.raw_url
 			FROM outbox o
 			JOIN submissions sub ON sub.id = o.submission_id
 			JOIN sources s ON s.id = sub.source_id
@@ -156,7 +156,7 @@ func (s *Store) Outbox(ctx context.Context, limit int) ([]casefile.OutboxEntry, 
 		}
 		out, err = pgx.CollectRows(rows, func(row pgx.CollectableRow) (casefile.OutboxEntry, error) {
 			var e casefile.OutboxEntry
-			err := row.Scan(&e.SubmissionID, &e.URL)
+			err := row.Scan(&e.SubmissionID, &e.URL, &e.RawURL)
 			return e, err
 		})
 		return err
@@ -204,29 +204,33 @@ func (s *Store) Finish(ctx context.Context, submissionID int64, state casefile.S
 	if err := store.CheckFinish(submissionID, state); err != nil {
 		return err
 	}
+	fetch := ""
+	switch state {
+	case casefile.StateNotPostmortem:
+		fetch = "fetched" // the page was read
+	case casefile.StateFailed:
+		fetch = "failed"
+	}
 	return s.inTx(ctx, fmt.Sprintf("finish submission %d", submissionID), func(tx pgx.Tx) error {
 		now := s.now()
-		var sourceID int64
-		err := tx.QueryRow(ctx, `
-			UPDATE submissions SET state = $2, error = $3, updated_at = $4
-			WHERE id = $1 RETURNING source_id`, submissionID, string(state), reason, now).Scan(&sourceID)
+		if fetch != "" {
+			// The source first: SaveDraft locks source, then submission.
+			_, err := tx.Exec(ctx, `
+				UPDATE sources SET fetch_state = $2, last_fetched_at = $3, updated_at = $3
+				WHERE id = (SELECT source_id FROM submissions WHERE id = $1)`, submissionID, fetch, now)
+			if err != nil {
+				return err
+			}
+		}
+		tag, err := tx.Exec(ctx, `UPDATE submissions SET state = $2, error = $3, updated_at = $4 WHERE id = $1`,
+			submissionID, string(state), reason, now)
 		if err != nil {
-			return notFound(err, "submission %d not found", submissionID)
+			return err
 		}
-		fetch := ""
-		switch state {
-		case casefile.StateNotPostmortem:
-			fetch = "fetched"
-		case casefile.StateFailed:
-			fetch = "failed"
+		if tag.RowsAffected() == 0 {
+			return casefile.Errorf(casefile.ErrNotFound, "submission %d not found", submissionID)
 		}
-		if fetch == "" {
-			return nil
-		}
-		_, err = tx.Exec(ctx, `
-			UPDATE sources SET fetch_state = $2, last_fetched_at = $3, updated_at = $3
-			WHERE id = $1`, sourceID, fetch, now)
-		return err
+		return nil
 	})
 }
 

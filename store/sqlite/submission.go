@@ -153,7 +153,7 @@ func (s *Store) Outbox(ctx context.Context, limit int) ([]casefile.OutboxEntry, 
 	err := s.read(ctx, "read outbox", func(q querier) error {
 		out = nil
 		rows, err := q.QueryContext(ctx, `
-			SELECT o.submission_id, s.url
+			SELECT o.submission_id, s.url, sub.raw_url
 			FROM outbox o
 			JOIN submissions sub ON sub.id = o.submission_id
 			JOIN sources s ON s.id = sub.source_id
@@ -166,7 +166,7 @@ func (s *Store) Outbox(ctx context.Context, limit int) ([]casefile.OutboxEntry, 
 		defer rows.Close()
 		for rows.Next() {
 			var e casefile.OutboxEntry
-			if err := rows.Scan(&e.SubmissionID, &e.URL); err != nil {
+			if err := rows.Scan(&e.SubmissionID, &e.URL, &e.RawURL); err != nil {
 				return err
 			}
 			out = append(out, e)
@@ -222,29 +222,34 @@ func (s *Store) Finish(ctx context.Context, submissionID int64, state casefile.S
 	if err := store.CheckFinish(submissionID, state); err != nil {
 		return err
 	}
+	fetch := ""
+	switch state {
+	case casefile.StateNotPostmortem:
+		fetch = "fetched" // the page was read
+	case casefile.StateFailed:
+		fetch = "failed"
+	}
 	return s.inTx(ctx, fmt.Sprintf("finish submission %d", submissionID), func(tx *sql.Tx) error {
 		now := ts(s.now())
-		var sourceID int64
-		err := tx.QueryRowContext(ctx, `
-			UPDATE submissions SET state = ?2, error = ?3, updated_at = ?4
-			WHERE id = ?1 RETURNING source_id`, submissionID, string(state), reason, now).Scan(&sourceID)
+		if fetch != "" {
+			_, err := tx.ExecContext(ctx, `
+				UPDATE sources SET fetch_state = ?2, last_fetched_at = ?3, updated_at = ?3
+				WHERE id = (SELECT source_id FROM submissions WHERE id = ?1)`, submissionID, fetch, now)
+			if err != nil {
+				return err
+			}
+		}
+		res, err := tx.ExecContext(ctx, `UPDATE submissions SET state = ?2, error = ?3, updated_at = ?4 WHERE id = ?1`,
+			submissionID, string(state), reason, now)
 		if err != nil {
-			return notFound(err, "submission %d not found", submissionID)
+			return err
 		}
-		fetch := ""
-		switch state {
-		case casefile.StateNotPostmortem:
-			fetch = "fetched"
-		case casefile.StateFailed:
-			fetch = "failed"
+		if n, err := res.RowsAffected(); err != nil {
+			return err
+		} else if n == 0 {
+			return casefile.Errorf(casefile.ErrNotFound, "submission %d not found", submissionID)
 		}
-		if fetch == "" {
-			return nil
-		}
-		_, err = tx.ExecContext(ctx, `
-			UPDATE sources SET fetch_state = ?2, last_fetched_at = ?3, updated_at = ?3
-			WHERE id = ?1`, sourceID, fetch, now)
-		return err
+		return nil
 	})
 }
 

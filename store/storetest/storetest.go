@@ -282,12 +282,12 @@ func testSubmissionNotFound(t *testing.T, s casefile.Store) {
 
 func testOutbox(t *testing.T, s casefile.Store) {
 	subs := submit(t, s,
-		casefile.NewSubmission{URL: "https://a.example/1"},
+		casefile.NewSubmission{URL: "https://a.example/1", RawURL: "http://www.a.example/1/"},
 		casefile.NewSubmission{URL: "https://a.example/2"},
 		casefile.NewSubmission{URL: "https://a.example/3"},
 	)
 	entry := func(i int) casefile.OutboxEntry {
-		return casefile.OutboxEntry{SubmissionID: subs[i].ID, URL: subs[i].URL}
+		return casefile.OutboxEntry{SubmissionID: subs[i].ID, URL: subs[i].URL, RawURL: subs[i].RawURL}
 	}
 	read := func(limit int) []casefile.OutboxEntry {
 		t.Helper()

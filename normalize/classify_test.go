@@ -1,0 +1,172 @@
+package normalize
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	casefile "github.com/incidentlib/casefile"
+)
+
+// sectionDoc builds a document of one section per kind, each holding the
+// given paragraph.
+func sectionDoc(url string, paras map[casefile.SectionKind]string) casefile.Document {
+	doc := casefile.Document{URL: url, Language: "en", Postmortem: casefile.Verdict{IsPostmortem: true}}
+	for _, k := range []casefile.SectionKind{casefile.SectionTitle, casefile.SectionSummary, casefile.SectionImpact,
+		casefile.SectionTimeline, casefile.SectionRootCause, casefile.SectionTrigger, casefile.SectionRemediation,
+		casefile.SectionActionItems, casefile.SectionLessons, casefile.SectionOther} {
+		if p, ok := paras[k]; ok {
+			doc.Sections = append(doc.Sections, casefile.Section{Kind: k, Paragraphs: []string{p}})
+		}
+	}
+	return doc
+}
+
+func TestClassify(t *testing.T) {
+	const blog = "https://blog.example.com/outage"
+	tests := []struct {
+		name    string
+		url     string
+		paras   map[casefile.SectionKind]string
+		list    string // "root_cause", "symptoms", "contributing", "components", "domain"
+		want    []string
+		without []string
+	}{
+		{"etcd is a component", blog, map[casefile.SectionKind]string{casefile.SectionRootCause: "The etcd cluster lost quorum after the upgrade."},
+			"components", []string{"etcd"}, nil},
+		{"a load balancer on GCP is the cloud load balancer", blog, map[casefile.SectionKind]string{casefile.SectionSummary: "Our Google Cloud TCP load balancer stopped sending traffic to the backends."},
+			"components", []string{"cloud-load-balancer"}, []string{"load-balancer"}},
+		{"a load balancer on AWS is the cloud load balancer", blog, map[casefile.SectionKind]string{casefile.SectionSummary: "The load balancer in front of our EC2 fleet in us-east-1 dropped connections."},
+			"components", []string{"cloud-load-balancer", "compute"}, nil},
+		{"a load balancer without a cloud is a load balancer", blog, map[casefile.SectionKind]string{casefile.SectionSummary: "Our own load balancer ran out of file descriptors."},
+			"components", []string{"load-balancer"}, []string{"cloud-load-balancer"}},
+		{"a status page of Google Cloud implies gcp", "https://status.cloud.google.com/incident/compute/17003", map[casefile.SectionKind]string{casefile.SectionSummary: "New instances could not be reached."},
+			"domain", []string{"gcp"}, nil},
+		{"BGP is a component and networking a domain", blog, map[casefile.SectionKind]string{casefile.SectionRootCause: "A BGP session flapped and withdrew our routes."},
+			"components", []string{"bgp"}, nil},
+		{"BGP implies networking", blog, map[casefile.SectionKind]string{casefile.SectionRootCause: "A BGP session flapped and withdrew our routes."},
+			"domain", []string{"networking"}, nil},
+		{"GKE and kube- names are kubernetes", blog, map[casefile.SectionKind]string{casefile.SectionSummary: "Our GKE cluster's kube-apiserver was overloaded."},
+			"domain", []string{"kubernetes", "gcp"}, nil},
+		{"a bare API server is kube-apiserver in a Kubernetes document", blog, map[casefile.SectionKind]string{casefile.SectionSummary: "We restarted the three API server processes of our Kubernetes cluster."},
+			"components", []string{"kube-apiserver"}, nil},
+		{"a bare API server elsewhere is nothing", blog, map[casefile.SectionKind]string{casefile.SectionSummary: "We restarted the API server of our billing system."},
+			"components", nil, []string{"kube-apiserver"}},
+		{"S3 and us-east-1 are aws", blog, map[casefile.SectionKind]string{casefile.SectionSummary: "Requests to S3 in us-east-1 failed."},
+			"domain", []string{"aws"}, nil},
+		{"a configuration change is the root cause", blog, map[casefile.SectionKind]string{casefile.SectionRootCause: "A configuration change pushed to all routers removed the default route."},
+			"root_cause", []string{"config-change"}, nil},
+		{"a bug is the root cause", blog, map[casefile.SectionKind]string{casefile.SectionRootCause: "A bug in the scheduler left jobs unassigned."},
+			"root_cause", []string{"software-bug"}, nil},
+		{"an overload is capacity", blog, map[casefile.SectionKind]string{casefile.SectionRootCause: "The database was overloaded by a traffic spike."},
+			"root_cause", []string{"capacity"}, nil},
+		{"a power outage is a power failure", blog, map[casefile.SectionKind]string{casefile.SectionRootCause: "A utility power outage took down the data center when the generators failed."},
+			"root_cause", []string{"power-failure"}, nil},
+		{"an expired certificate", blog, map[casefile.SectionKind]string{casefile.SectionRootCause: "The intermediate certificate expired at midnight."},
+			"root_cause", []string{"certificate-expiry"}, nil},
+		{"a negated cause does not count", blog, map[casefile.SectionKind]string{casefile.SectionRootCause: "The outage was not caused by a DDoS attack.", casefile.SectionSummary: "A regression in the proxy crashed it."},
+			"root_cause", []string{"software-bug"}, nil},
+		{"nothing named gives unknown", blog, map[casefile.SectionKind]string{casefile.SectionSummary: "Things went wrong for a while."},
+			"root_cause", []string{"unknown"}, nil},
+		{"action items do not decide the cause", blog, map[casefile.SectionKind]string{casefile.SectionActionItems: "We will add capacity and fix the bug.", casefile.SectionRootCause: "A misconfigured firewall rule blocked traffic."},
+			"root_cause", []string{"config-change"}, nil},
+		{"502s are a high error rate", blog, map[casefile.SectionKind]string{casefile.SectionImpact: "Customers received HTTP 502 errors."},
+			"symptoms", []string{"high-error-rate"}, nil},
+		{"latency is increased latency", blog, map[casefile.SectionKind]string{casefile.SectionImpact: "API latency rose tenfold."},
+			"symptoms", []string{"increased-latency"}, nil},
+		{"unavailable is service unavailable", blog, map[casefile.SectionKind]string{casefile.SectionImpact: "The dashboard was unavailable for an hour."},
+			"symptoms", []string{"service-unavailable"}, nil},
+		{"no errors is no symptom", blog, map[casefile.SectionKind]string{casefile.SectionImpact: "There was no error rate increase, but latency rose."},
+			"symptoms", []string{"increased-latency"}, []string{"high-error-rate"}},
+		{"a rollback that did not help", blog, map[casefile.SectionKind]string{casefile.SectionSummary: "Rolling back the deploy did not help."},
+			"contributing", []string{"revert-did-not-restore"}, nil},
+		{"a restart that made it worse", blog, map[casefile.SectionKind]string{casefile.SectionLessons: "Restarting every proxy made the outage worse."},
+			"contributing", []string{"manual-action-worsened"}, nil},
+		{"a missing alert", blog, map[casefile.SectionKind]string{casefile.SectionRootCause: "The backend health checks were not part of our alerting."},
+			"contributing", []string{"monitoring-blind-spot"}, nil},
+		{"a specific database supersedes the generic one", blog, map[casefile.SectionKind]string{casefile.SectionRootCause: "The primary PostgreSQL database ran out of disk."},
+			"components", []string{"postgresql"}, []string{"database"}},
+		{"a generic word once outside the core sections is not enough", blog, map[casefile.SectionKind]string{casefile.SectionTimeline: "We looked at the database."},
+			"components", nil, []string{"database"}},
+		{"Korean terms count", blog, map[casefile.SectionKind]string{casefile.SectionRootCause: "설정 변경이 로드 밸런서의 버그를 건드렸다."},
+			"root_cause", []string{"software-bug"}, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			url := tt.url
+			doc := sectionDoc(url, tt.paras)
+			c := Classify(doc)
+			var got []Hit
+			switch tt.list {
+			case "root_cause":
+				got = []Hit{c.RootCause}
+			case "symptoms":
+				got = c.Symptoms
+			case "contributing":
+				got = c.Contributing
+			case "components":
+				got = c.Components
+			case "domain":
+				got = c.Domains
+			default:
+				t.Fatalf("bad list %q", tt.list)
+			}
+			slugs := Slugs(got)
+			for _, w := range tt.want {
+				if !contains(slugs, w) {
+					t.Errorf("%s = %v; want %s", tt.list, slugs, w)
+				}
+			}
+			for _, w := range tt.without {
+				if contains(slugs, w) {
+					t.Errorf("%s = %v; do not want %s", tt.list, slugs, w)
+				}
+			}
+			for _, h := range got {
+				if h.Slug != "unknown" && (h.Sentence == "" || h.Rule == "" || h.Term == "") {
+					t.Errorf("hit %+v lacks its evidence", h)
+				}
+			}
+		})
+	}
+}
+
+func TestClassifyUsesOnlyTheVocabulary(t *testing.T) {
+	// A vocabulary without cloud-load-balancer nor networking: the same
+	// words must then give nothing rather than an unknown slug.
+	small, err := ParseVocabulary([]byte(`{"version":1,"root_causes":["unknown","software-bug"],"symptoms":["high-error-rate"],"contributing":["overlapping-failures"],"components":["etcd"],"domains":["gcp"],"source_kinds":["blog"]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := sectionDoc("https://blog.example.com/x", map[casefile.SectionKind]string{
+		casefile.SectionRootCause: "A configuration change to the Google Cloud load balancer and BGP hit a bug in etcd.",
+		casefile.SectionImpact:    "Customers saw 502 errors for an hour.",
+	})
+	c := small.Classify(doc)
+	got := map[string][]string{
+		"root_cause": {c.RootCause.Slug}, "symptoms": Slugs(c.Symptoms), "contributing": Slugs(c.Contributing),
+		"components": Slugs(c.Components), "domain": Slugs(c.Domains),
+	}
+	want := map[string][]string{
+		"root_cause": {"software-bug"}, "symptoms": {"high-error-rate"}, "contributing": {},
+		"components": {"etcd"}, "domain": {"gcp"},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("classification with a small vocabulary (-want +got):\n%s", diff)
+	}
+	full := Classify(doc)
+	for _, list := range [][]Hit{full.Symptoms, full.Contributing, full.Components, full.Domains, {full.RootCause}} {
+		for _, h := range list {
+			known := false
+			for _, l := range []string{ListRootCauses, ListSymptoms, ListContributing, ListComponents, ListDomains} {
+				known = known || DefaultVocabulary().Has(l, h.Slug)
+			}
+			if !known {
+				t.Errorf("slug %q is in no list of the vocabulary", h.Slug)
+			}
+		}
+	}
+	if !strings.Contains(full.RootCause.Rule, "runner-up") {
+		t.Errorf("root cause rule %q does not name the runner-up", full.RootCause.Rule)
+	}
+}

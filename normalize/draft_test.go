@@ -1,0 +1,644 @@
+package normalize
+
+import (
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	casefile "github.com/incidentlib/casefile"
+)
+
+// at parses an RFC 3339 time for a test table.
+func at(tb testing.TB, s string) time.Time {
+	tb.Helper()
+	t, err := time.Parse(time.RFC3339, s)
+	if err != nil {
+		tb.Fatalf("bad time %q: %v", s, err)
+	}
+	return t
+}
+
+// ev is a time-stamped event whose stamp is written in its text.
+func ev(tb testing.TB, instant, stamp, text string, sec casefile.SectionKind) casefile.Event {
+	tb.Helper()
+	if !strings.Contains(text, stamp) {
+		tb.Fatalf("stamp %q is not in %q", stamp, text)
+	}
+	return casefile.Event{At: at(tb, instant), Text: text, Stamp: stamp, Zone: "UTC", ZoneWritten: true, Section: sec}
+}
+
+// post is a status update's posting time: its stamp is not in its body.
+func post(tb testing.TB, instant, status, body string) casefile.Event {
+	tb.Helper()
+	t := at(tb, instant)
+	return casefile.Event{At: t, Text: body, Stamp: t.Format("Jan 2, 2006 - 15:04 MST"), Zone: "UTC", Section: casefile.SectionTimeline, Status: status}
+}
+
+func inZone(e casefile.Event, zone string) casefile.Event {
+	e.Zone = zone
+	return e
+}
+
+func until(tb testing.TB, e casefile.Event, end string) casefile.Event {
+	t := at(tb, end)
+	e.End = &t
+	return e
+}
+
+// testDoc is a postmortem document with no sections; tests add what they
+// need.
+func testDoc() casefile.Document {
+	return casefile.Document{
+		URL: "https://blog.example.com/2021/04/02/outage/", Host: "blog.example.com", Platform: "blog",
+		Language: "en", Title: "Postmortem: API outage", SiteName: "Example Engineering",
+		Postmortem: casefile.Verdict{IsPostmortem: true, Score: 0.9, Reasons: []string{"title pattern"}},
+	}
+}
+
+// evidenceOf returns the first evidence entry of a field.
+func evidenceOf(t *testing.T, d casefile.Draft, field string) casefile.Evidence {
+	t.Helper()
+	for _, e := range d.Evidence {
+		if e.Field == field {
+			return e
+		}
+	}
+	t.Fatalf("no evidence for %q", field)
+	return casefile.Evidence{}
+}
+
+func mustDraft(t *testing.T, doc casefile.Document) casefile.Draft {
+	t.Helper()
+	d, err := Draft(doc)
+	if err != nil {
+		t.Fatalf("Draft: %v", err)
+	}
+	if err := Validate(d.Case); err != nil {
+		t.Fatalf("the draft does not validate: %v", err)
+	}
+	return d
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return "<nil>"
+	}
+	return *s
+}
+
+func TestDraftTimeline(t *testing.T) {
+	type want struct {
+		date, started, detected, resolved, detectedAfter, resolvedAfter string
+	}
+	tests := []struct {
+		name   string
+		events func(t *testing.T) []casefile.Event
+		stated []casefile.StatedDuration
+		want   want
+		// ruleHas: a phrase the started_at or resolved_after rule must hold.
+		ruleField, ruleHas string
+	}{
+		{
+			name: "partial mitigation is not the resolution",
+			events: func(t *testing.T) []casefile.Event {
+				return []casefile.Event{
+					ev(t, "2021-03-25T10:00:00Z", "10:00 UTC", "Errors began at 10:00 UTC for API requests.", casefile.SectionTimeline),
+					ev(t, "2021-03-25T10:05:00Z", "10:05 UTC", "At 10:05 UTC the on-call engineer was paged.", casefile.SectionTimeline),
+					ev(t, "2021-03-25T10:30:00Z", "10:30 UTC", "At 10:30 UTC service was partially restored for most customers.", casefile.SectionTimeline),
+					ev(t, "2021-03-25T11:15:00Z", "11:15 UTC", "At 11:15 UTC all services were fully restored.", casefile.SectionTimeline),
+					ev(t, "2021-03-25T12:00:00Z", "12:00 UTC", "At 12:00 UTC we posted a summary.", casefile.SectionTimeline),
+				}
+			},
+			want: want{"2021-03-25", "2021-03-25T10:00:00Z", "2021-03-25T10:05:00Z", "2021-03-25T11:15:00Z", "5m", "1h 15m"},
+		},
+		{
+			name: "a resolved post later than the text's resolution is not the resolution",
+			events: func(t *testing.T) []casefile.Event {
+				return []casefile.Event{
+					post(t, "2018-07-17T20:10:00Z", "resolved", "This incident has been resolved."),
+					post(t, "2018-07-17T19:34:00Z", "investigating", "We are investigating elevated 502 errors."),
+					inZone(ev(t, "2018-07-17T19:17:00Z", "12:17 PDT", "Beginning at 12:17 PDT, requests to the load balancer failed with 502.", casefile.SectionSummary), "PDT"),
+					inZone(ev(t, "2018-07-17T19:49:00Z", "12:49 PDT", "The error rate returned to normal at 12:49 PDT.", casefile.SectionSummary), "PDT"),
+				}
+			},
+			want:      want{"2018-07-17", "2018-07-17T19:17:00Z", "2018-07-17T19:34:00Z", "2018-07-17T19:49:00Z", "17m", "32m"},
+			ruleField: "resolved_at", ruleHas: "status-post times are not resolution",
+		},
+		{
+			name: "the status page's first post is not the start when the report gives an earlier one",
+			events: func(t *testing.T) []casefile.Event {
+				return []casefile.Event{
+					post(t, "2017-01-30T19:13:00Z", "investigating", "New instances have no network connectivity."),
+					inZone(ev(t, "2017-01-30T18:54:00Z", "10:54", "At 11:40 we said the issue began at 10:54 and mitigation was under way.", casefile.SectionTimeline), "US/Pacific"),
+					inZone(ev(t, "2017-01-30T19:40:00Z", "11:40", "At 11:40 we said the issue began at 10:54 and mitigation was under way.", casefile.SectionTimeline), "US/Pacific"),
+					inZone(ev(t, "2017-01-30T20:45:00Z", "12:45", "Connectivity for new instances was fully back at 12:45.", casefile.SectionTimeline), "US/Pacific"),
+				}
+			},
+			want: want{"2017-01-30", "2017-01-30T18:54:00Z", "2017-01-30T19:13:00Z", "2017-01-30T20:45:00Z", "19m", "1h 51m"},
+		},
+		{
+			name: "an incident across midnight UTC keeps the start's day",
+			events: func(t *testing.T) []casefile.Event {
+				return []casefile.Event{
+					ev(t, "2020-12-31T23:50:00Z", "23:50 UTC", "The outage started at 23:50 UTC when the leap handling failed.", casefile.SectionTimeline),
+					ev(t, "2021-01-01T00:02:00Z", "00:02 UTC", "Monitoring alerted the on-call team at 00:02 UTC.", casefile.SectionTimeline),
+					ev(t, "2021-01-01T00:20:00Z", "00:20 UTC", "The service fully recovered at 00:20 UTC.", casefile.SectionTimeline),
+				}
+			},
+			want: want{"2020-12-31", "2020-12-31T23:50:00Z", "2021-01-01T00:02:00Z", "2021-01-01T00:20:00Z", "12m", "30m"},
+		},
+		{
+			name: "the date is the UTC day even when the local day is earlier",
+			events: func(t *testing.T) []casefile.Event {
+				return []casefile.Event{
+					inZone(ev(t, "2019-03-04T00:30:00Z", "5:30 PM PDT on March 3", "Impact began at 5:30 PM PDT on March 3 for uploads.", casefile.SectionSummary), "PDT"),
+					inZone(ev(t, "2019-03-04T02:00:00Z", "7:00 PM PDT", "Uploads were fully restored at 7:00 PM PDT.", casefile.SectionSummary), "PDT"),
+				}
+			},
+			want: want{"2019-03-04", "2019-03-04T00:30:00Z", "", "2019-03-04T02:00:00Z", "<nil>", "1h 30m"},
+		},
+		{
+			name: "events without a known zone are not used",
+			events: func(t *testing.T) []casefile.Event {
+				return []casefile.Event{
+					inZone(ev(t, "2022-05-01T09:00:00Z", "09:00", "Errors began at 09:00 according to one customer.", casefile.SectionTimeline), ""),
+					ev(t, "2022-05-01T10:00:00Z", "10:00 UTC", "Errors began at 10:00 UTC.", casefile.SectionTimeline),
+					ev(t, "2022-05-01T10:40:00Z", "10:40 UTC", "Errors stopped and the service was back to normal at 10:40 UTC.", casefile.SectionTimeline),
+					inZone(ev(t, "2022-05-01T11:30:00Z", "11:30", "The service was resolved at 11:30.", casefile.SectionTimeline), "unknown"),
+				}
+			},
+			want:      want{"2022-05-01", "2022-05-01T10:00:00Z", "", "2022-05-01T10:40:00Z", "<nil>", "40m"},
+			ruleField: "started_at", ruleHas: "2 event(s) without a known zone were not used",
+		},
+		{
+			name: "a stated duration is used when no event gives the resolution",
+			events: func(t *testing.T) []casefile.Event {
+				return []casefile.Event{
+					ev(t, "2017-01-30T18:36:00Z", "18:36 UTC", "Starting at 18:36 UTC, new instances were unreachable.", casefile.SectionSummary),
+				}
+			},
+			stated:    []casefile.StatedDuration{{Minutes: 128, Sentence: "The outage lasted 2 hours and 8 minutes."}, {Minutes: 3, Sentence: "Engineers were alerted within 3 minutes."}},
+			want:      want{"2017-01-30", "2017-01-30T18:36:00Z", "", "2017-01-30T20:44:00Z", "<nil>", "2h 8m"},
+			ruleField: "resolved_after", ruleHas: "chose the duration stated in words",
+		},
+		{
+			name: "a computed resolution is chosen over a stated duration, and both are in the evidence",
+			events: func(t *testing.T) []casefile.Event {
+				return []casefile.Event{
+					ev(t, "2017-01-30T18:36:00Z", "18:36 UTC", "Starting at 18:36 UTC, new instances were unreachable.", casefile.SectionSummary),
+					ev(t, "2017-01-30T20:42:00Z", "20:42 UTC", "Connectivity was restored at 20:42 UTC.", casefile.SectionSummary),
+				}
+			},
+			stated:    []casefile.StatedDuration{{Minutes: 128, Sentence: "The outage lasted 2 hours and 8 minutes."}},
+			want:      want{"2017-01-30", "2017-01-30T18:36:00Z", "", "2017-01-30T20:42:00Z", "<nil>", "2h 6m"},
+			ruleField: "resolved_after", ruleHas: "chose the computed duration 2h 6m from started_at 2017-01-30T18:36:00Z to resolved_at 2017-01-30T20:42:00Z; stated in words: 2h 8m",
+		},
+		{
+			name: "a between range gives the start and the end",
+			events: func(t *testing.T) []casefile.Event {
+				return []casefile.Event{
+					until(t, inZone(ev(t, "2018-07-17T19:17:00Z", "Between 12:17 and 13:51 PDT", "Between 12:17 and 13:51 PDT, 38% of requests failed.", casefile.SectionImpact), "PDT"), "2018-07-17T20:51:00Z"),
+					inZone(ev(t, "2018-07-17T19:19:00Z", "12:19 PDT", "Automated monitoring alerted engineers at 12:19 PDT.", casefile.SectionDetection), "PDT"),
+				}
+			},
+			want: want{"2018-07-17", "2018-07-17T19:17:00Z", "2018-07-17T19:19:00Z", "2018-07-17T20:51:00Z", "2m", "1h 34m"},
+		},
+		{
+			name: "a range about applying a fix is not the impact",
+			events: func(t *testing.T) []casefile.Event {
+				return []casefile.Event{
+					ev(t, "2017-01-30T18:36:00Z", "18:36 UTC", "At 18:36 UTC, new instances started failing health checks.", casefile.SectionSummary),
+					until(t, ev(t, "2017-01-30T19:36:00Z", "between 19:36 and 20:42 UTC", "The fix was applied zone by zone between 19:36 and 20:42 UTC.", casefile.SectionRemediation), "2017-01-30T20:42:00Z"),
+				}
+			},
+			want: want{"2017-01-30", "2017-01-30T18:36:00Z", "", "", "<nil>", "<nil>"},
+		},
+		{
+			name: "two stamps in one sentence each keep their own clause",
+			events: func(t *testing.T) []casefile.Event {
+				text := "The outage began at 13:26 UTC and lasted until 13:48 UTC, and the status page was marked resolved at 13:49 UTC."
+				return []casefile.Event{
+					ev(t, "2020-07-16T13:26:00Z", "13:26 UTC", text, casefile.SectionSummary),
+					ev(t, "2020-07-16T13:48:00Z", "13:48 UTC", text, casefile.SectionSummary),
+					ev(t, "2020-07-16T13:49:00Z", "13:49 UTC", text, casefile.SectionSummary),
+				}
+			},
+			want: want{"2020-07-16", "2020-07-16T13:26:00Z", "", "2020-07-16T13:48:00Z", "<nil>", "22m"},
+		},
+		{
+			name: "without an explicit start the first event marking impact starts it",
+			events: func(t *testing.T) []casefile.Event {
+				return []casefile.Event{
+					ev(t, "2021-03-25T14:48:00Z", "14:48 UTC", "At 14:48 UTC a banner appeared on the provider's status page.", casefile.SectionSymptoms),
+					ev(t, "2021-03-25T14:39:00Z", "14:39 UTC", "At 14:39 UTC our monitors alerted that the load balancer health check was failing.", casefile.SectionSymptoms),
+					ev(t, "2021-03-25T15:30:00Z", "15:30 UTC", "At 15:30 UTC enterprise customers were given alternative IPs.", casefile.SectionRemediation),
+					ev(t, "2021-03-25T18:46:00Z", "18:46 UTC", "At 18:46 UTC restarting the networking daemon restored the remaining traffic.", casefile.SectionRemediation),
+				}
+			},
+			want:      want{"2021-03-25", "2021-03-25T14:39:00Z", "2021-03-25T14:39:00Z", "2021-03-25T18:46:00Z", "0m", "4h 7m"},
+			ruleField: "started_at", ruleHas: "earliest event that marks impact",
+		},
+		{
+			name: "dates without a time of day and promises are not events of the incident",
+			events: func(t *testing.T) []casefile.Event {
+				return []casefile.Event{
+					ev(t, "2019-07-02T00:00:00Z", "July 2, 2019", "On July 2, 2019 people saw errors.", casefile.SectionSummary),
+					ev(t, "2019-07-02T13:42:00Z", "13:42 UTC", "Errors began at 13:42 UTC.", casefile.SectionTimeline),
+					ev(t, "2019-07-02T14:09:00Z", "14:09 UTC", "Traffic was back to normal at 14:09 UTC.", casefile.SectionTimeline),
+					ev(t, "2019-08-01T00:00:00Z", "August 1 at 00:00 UTC", "We will have it resolved by August 1 at 00:00 UTC.", casefile.SectionActionItems),
+				}
+			},
+			want: want{"2019-07-02", "2019-07-02T13:42:00Z", "", "2019-07-02T14:09:00Z", "<nil>", "27m"},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			doc := testDoc()
+			doc.Events = tt.events(t)
+			doc.StatedDurations = tt.stated
+			d := mustDraft(t, doc)
+			got := want{
+				date:          d.Case.Date,
+				started:       evidenceOf(t, d, "started_at").Value,
+				detected:      evidenceOf(t, d, "detected_at").Value,
+				resolved:      evidenceOf(t, d, "resolved_at").Value,
+				detectedAfter: deref(d.Case.Timeline.DetectedAfter),
+				resolvedAfter: deref(d.Case.Timeline.ResolvedAfter),
+			}
+			if diff := cmp.Diff(tt.want, got, cmp.AllowUnexported(want{})); diff != "" {
+				t.Errorf("timeline (-want +got):\n%s", diff)
+				for _, f := range []string{"started_at", "detected_at", "resolved_at", "resolved_after"} {
+					t.Logf("%s rule: %s", f, evidenceOf(t, d, f).Rule)
+				}
+			}
+			if tt.ruleField != "" {
+				if r := evidenceOf(t, d, tt.ruleField).Rule; !strings.Contains(r, tt.ruleHas) {
+					t.Errorf("%s rule %q does not contain %q", tt.ruleField, r, tt.ruleHas)
+				}
+			}
+			if v := evidenceOf(t, d, "resolved_after").Value; v != strings.TrimPrefix(deref(d.Case.Timeline.ResolvedAfter), "<nil>") {
+				t.Errorf("resolved_after evidence %q differs from the case's %q", v, deref(d.Case.Timeline.ResolvedAfter))
+			}
+		})
+	}
+}
+
+func TestDraftDateFallbacks(t *testing.T) {
+	pub := at(t, "2021-04-02T16:00:00Z")
+
+	doc := testDoc()
+	doc.SlugDate = "2021-03-25"
+	doc.Published = &pub
+	d := mustDraft(t, doc)
+	if d.Case.Date != "2021-03-25" {
+		t.Errorf("with a slug date: date = %q, want 2021-03-25", d.Case.Date)
+	}
+	if e := evidenceOf(t, d, "date"); !strings.Contains(e.Rule, "date in the URL") {
+		t.Errorf("date rule %q does not name the URL", e.Rule)
+	}
+	if e := evidenceOf(t, d, "started_at"); e.Value != "" {
+		t.Errorf("started_at = %q without events", e.Value)
+	}
+
+	doc.SlugDate = ""
+	d = mustDraft(t, doc)
+	e := evidenceOf(t, d, "date")
+	if d.Case.Date != "2021-04-02" || e.Confidence > 0.2 || !strings.Contains(e.Rule, "publication date") {
+		t.Errorf("with only a publication date: date %q, evidence %+v; want 2021-04-02 with low confidence", d.Case.Date, e)
+	}
+
+	doc.Published = nil
+	_, err := Draft(doc)
+	if !errors.Is(err, casefile.ErrInvalid) || !strings.Contains(err.Error(), "no incident date") {
+		t.Errorf("with no date at all: err = %v; want ErrInvalid naming the missing date", err)
+	}
+}
+
+func TestDraftRefusesWhatIsNotAPostmortem(t *testing.T) {
+	doc := testDoc()
+	doc.Postmortem = casefile.Verdict{IsPostmortem: false, Score: 0.1, Reasons: []string{"scheduled maintenance", "no timeline"}}
+	_, err := Draft(doc)
+	if !errors.Is(err, casefile.ErrNotPostmortem) {
+		t.Fatalf("err = %v; want ErrNotPostmortem", err)
+	}
+	want := "draft https://blog.example.com/2021/04/02/outage/: not a postmortem: scheduled maintenance; no timeline"
+	if err.Error() != want {
+		t.Errorf("message %q, want %q", err, want)
+	}
+
+	doc = testDoc()
+	doc.URL = "ftp://example.com/outage"
+	if _, err := Draft(doc); !errors.Is(err, casefile.ErrInvalid) {
+		t.Errorf("an ftp URL: err = %v; want ErrInvalid", err)
+	}
+}
+
+// netlifyLikeDoc is an English blog write-up in the shape extract gives:
+// invented text about a load balancer outage on a cloud provider.
+func netlifyLikeDoc(t *testing.T) casefile.Document {
+	pub := at(t, "2021-04-02T16:00:00Z")
+	intro := "On March 25, 2021, sites of about 5% of our customers were not served for several hours. Sites that pointed an A record at the static IP of our Google Cloud TCP load balancer in us-west1 failed to load."
+	return casefile.Document{
+		URL:  "https://www.netlify.com/blog/2021/04/02/load-balancer-service-degradation-march-25-2021/?utm_source=rss",
+		Host: "www.netlify.com", Platform: "blog", Language: "en",
+		Title:    "Incident report: Load balancer service degradation on March 25, 2021 | Netlify",
+		SiteName: "Netlify", Published: &pub, SlugDate: "2021-04-02",
+		Sections: []casefile.Section{
+			{Kind: casefile.SectionTitle, Heading: "Load balancer service degradation", Level: 1, Paragraphs: []string{intro}},
+			{Kind: casefile.SectionSummary, Heading: "Summary", Level: 2, Paragraphs: []string{
+				"An unattended operating system update restarted systemd-networkd on every backend node. The restart removed the load balancer IP from the local route table, and the guest agent did not put it back because of a bug in its unit configuration.",
+				"Each node then failed the load balancer's health check. Our own health checks reached the nodes on their own IPs and kept reporting them healthy.",
+			}},
+			{Kind: casefile.SectionTimeline, Heading: "Timeline", Level: 2, Items: []string{
+				"14:39 UTC: our monitors alerted that the load balancer health check was failing.",
+				"14:48 UTC: a banner on the provider's status page reported an unrelated L4 load balancer issue.",
+				"15:30 UTC: enterprise customers were given alternative IPs.",
+				"18:46 UTC: restarting the networking daemon on all nodes restored the remaining traffic.",
+			}},
+			{Kind: casefile.SectionRootCause, Heading: "Root cause", Level: 2, Paragraphs: []string{
+				"The guest agent watches several network units but not systemd-networkd, so a restart of that unit silently dropped the route. This is a software bug in the agent's configuration.",
+			}},
+			{Kind: casefile.SectionRemediation, Heading: "What we did", Level: 2, Items: []string{
+				"Gave enterprise customers a separate range of IPs.",
+				"Restarted the networking daemon on all affected nodes.",
+			}},
+			{Kind: casefile.SectionActionItems, Heading: "Next steps", Level: 2, Paragraphs: []string{
+				"This was a hard week for us. We will alert on the load balancer's backend health checks. We are adding a canary node to test updates. Our team has also reported the bug upstream.",
+			}},
+			{Kind: casefile.SectionLessons, Heading: "Lessons learned", Level: 2, Paragraphs: []string{
+				"Node-level health checks could not see what the load balancer saw; alerting on the load balancer's own checks would have given us hours.",
+			}},
+		},
+		Events: []casefile.Event{
+			{At: at(t, "2021-03-25T14:39:00Z"), Text: "14:39 UTC: our monitors alerted that the load balancer health check was failing.", Stamp: "14:39 UTC", Zone: "UTC", ZoneWritten: true, Section: casefile.SectionTimeline},
+			{At: at(t, "2021-03-25T14:48:00Z"), Text: "14:48 UTC: a banner on the provider's status page reported an unrelated L4 load balancer issue.", Stamp: "14:48 UTC", Zone: "UTC", ZoneWritten: true, Section: casefile.SectionTimeline},
+			{At: at(t, "2021-03-25T15:30:00Z"), Text: "15:30 UTC: enterprise customers were given alternative IPs.", Stamp: "15:30 UTC", Zone: "UTC", ZoneWritten: true, Section: casefile.SectionTimeline},
+			{At: at(t, "2021-03-25T18:46:00Z"), Text: "18:46 UTC: restarting the networking daemon on all nodes restored the remaining traffic.", Stamp: "18:46 UTC", Zone: "UTC", ZoneWritten: true, Section: casefile.SectionTimeline},
+		},
+		Links: []string{
+			"https://www.netlify.com/blog/",
+			"https://docs.netlify.com/domains-https/custom-domains/",
+			"https://github.com/GoogleCloudPlatform/guest-agent/issues/123#issuecomment-1",
+			"https://github.com/GoogleCloudPlatform/guest-agent/issues/123",
+			"https://github.com/GoogleCloudPlatform/guest-agent/pull/124",
+			"https://github.com/GoogleCloudPlatform/guest-agent",
+			"https://twitter.com/netlify",
+			"https://cloud.google.com/load-balancing/docs/network",
+		},
+		Postmortem: casefile.Verdict{IsPostmortem: true, Score: 0.95},
+	}
+}
+
+func TestDraftEnglishBlogPost(t *testing.T) {
+	d := mustDraft(t, netlifyLikeDoc(t))
+	c := d.Case
+
+	got := map[string]any{
+		"org": c.Org, "org_slug": c.OrgSlug, "date": c.Date, "date_kind": c.DateKind, "severity": c.Severity,
+		"title":    c.Title,
+		"sources":  c.Sources,
+		"timeline": []string{deref(c.Timeline.DetectedAfter), deref(c.Timeline.ResolvedAfter)},
+		"region":   c.Impact.Region, "users": c.Impact.Users,
+		"root_cause":   c.RootCause,
+		"docs":         c.Docs,
+		"remediation":  c.Remediation,
+		"action_items": c.ActionItems,
+		"review":       c.Review,
+		"related":      c.Related, "recurrence_of": c.RecurrenceOf,
+	}
+	want := map[string]any{
+		"org": "Netlify", "org_slug": "netlify", "date": "2021-03-25", "date_kind": "incident", "severity": "unknown",
+		"title":    casefile.Text{EN: "Load balancer service degradation on March 25, 2021"},
+		"sources":  []casefile.Source{{URL: "https://netlify.com/blog/2021/04/02/load-balancer-service-degradation-march-25-2021", Kind: "blog"}},
+		"timeline": []string{"0m", "4h 7m"},
+		"region":   "us-west1", "users": "5% of our customers",
+		"root_cause": "software-bug",
+		"docs": []string{
+			"https://github.com/GoogleCloudPlatform/guest-agent/issues/123",
+			"https://github.com/GoogleCloudPlatform/guest-agent/pull/124",
+			"https://cloud.google.com/load-balancing/docs/network",
+		},
+		"remediation": []casefile.Item{
+			{Text: casefile.Text{EN: "Gave enterprise customers a separate range of IPs."}},
+			{Text: casefile.Text{EN: "Restarted the networking daemon on all affected nodes."}},
+		},
+		"action_items": []casefile.Item{
+			{Text: casefile.Text{EN: "We will alert on the load balancer's backend health checks."}},
+			{Text: casefile.Text{EN: "We are adding a canary node to test updates."}},
+		},
+		"review":  casefile.Review{WrittenBy: "casefile"},
+		"related": []string{}, "recurrence_of": (*string)(nil),
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("draft (-want +got):\n%s", diff)
+	}
+
+	// Texts come from their sections, in English only.
+	if !strings.HasPrefix(c.Summary.EN, "An unattended operating system update restarted systemd-networkd") || c.Summary.KO != "" {
+		t.Errorf("summary = %+v", c.Summary)
+	}
+	if !strings.Contains(c.Summary.EN, "software bug in the agent's configuration") {
+		t.Errorf("summary lacks the root-cause paragraph: %q", c.Summary.EN)
+	}
+	if !strings.Contains(c.Trigger.EN, "unattended operating system update") {
+		t.Errorf("trigger = %q", c.Trigger.EN)
+	}
+	if c.Detection == nil || !strings.Contains(c.Detection.EN, "monitors alerted") {
+		t.Errorf("detection = %+v", c.Detection)
+	}
+	if c.Lessons == nil || !strings.HasPrefix(c.Lessons.EN, "Node-level health checks") {
+		t.Errorf("lessons = %+v", c.Lessons)
+	}
+	if c.SymptomsText.EN != "" {
+		// no impact section and no status updates: nothing to say
+		t.Errorf("symptoms_text = %q; want empty", c.SymptomsText.EN)
+	}
+	for _, slug := range []string{"cloud-load-balancer", "systemd-networkd"} {
+		if !contains(c.Components, slug) {
+			t.Errorf("components %v lack %s", c.Components, slug)
+		}
+	}
+	if contains(c.Components, "load-balancer") {
+		t.Errorf("components %v hold the generic load-balancer beside the cloud one", c.Components)
+	}
+	for _, slug := range []string{"gcp", "networking"} {
+		if !contains(c.Domain, slug) {
+			t.Errorf("domains %v lack %s", c.Domain, slug)
+		}
+	}
+	if !contains(c.Contributing, "overlapping-failures") {
+		t.Errorf("contributing %v lacks overlapping-failures", c.Contributing)
+	}
+	if !contains(c.Symptoms, "readiness-probe-failures") {
+		t.Errorf("symptoms %v lack readiness-probe-failures", c.Symptoms)
+	}
+
+	// Every field the brief names has evidence.
+	for _, f := range []string{"org", "org_slug", "date", "source_kind", "started_at", "detected_at", "resolved_at",
+		"detected_after", "resolved_after", "title", "summary", "symptoms_text", "trigger", "detection", "lessons",
+		"root_cause", "symptoms", "contributing", "components", "domain", "action_items", "remediation", "docs",
+		"impact.region", "impact.scope", "impact.users"} {
+		evidenceOf(t, d, f)
+	}
+	if e := evidenceOf(t, d, "resolved_at"); e.Value != "2021-03-25T18:46:00Z" || !strings.Contains(e.Source, "restored the remaining traffic") {
+		t.Errorf("resolved_at evidence %+v", e)
+	}
+	for _, e := range d.Evidence {
+		if e.Rule == "" {
+			t.Errorf("evidence %q has no rule", e.Field)
+		}
+		if e.Confidence < 0 || e.Confidence > 1 {
+			t.Errorf("evidence %q confidence %v", e.Field, e.Confidence)
+		}
+	}
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+func TestDraftKoreanPage(t *testing.T) {
+	doc := casefile.Document{
+		URL: "https://tech.example.co.kr/posts/2020-07-16-dns-outage", Host: "tech.example.co.kr", Platform: "blog",
+		Language: "ko", Title: "[장애 보고] LiveDNS 노드 두 대가 멈춰 DNS 질의가 타임아웃됐다", SiteName: "예제 기술 블로그",
+		SlugDate: "2020-07-16",
+		Sections: []casefile.Section{
+			{Kind: casefile.SectionSummary, Heading: "요약", Paragraphs: []string{
+				"2020-07-16 13:26 UTC 에 DNS 노드 두 대에서 DNS 서버 소프트웨어 버그가 장애를 일으켜 서버가 멈췄다. 장애는 13:48 UTC 까지 이어졌다.",
+			}},
+			{Kind: casefile.SectionImpact, Heading: "영향", Paragraphs: []string{"두 노드로 간 DNS 질의가 타임아웃으로 실패했다."}},
+			{Kind: casefile.SectionActionItems, Heading: "후속 조치", Items: []string{"- 노드를 서비스에서 빼는 방식을 고친다.", "1. 모니터링을 다시 짠다."}},
+		},
+		Events: []casefile.Event{
+			{At: at(t, "2020-07-16T13:26:00Z"), Stamp: "2020-07-16 13:26 UTC", Zone: "UTC", ZoneWritten: true, Section: casefile.SectionSummary,
+				Text: "2020-07-16 13:26 UTC 에 DNS 노드 두 대에서 DNS 서버 소프트웨어 버그가 장애를 일으켜 서버가 멈췄다."},
+			{At: at(t, "2020-07-16T13:48:00Z"), Stamp: "13:48 UTC", Zone: "UTC", ZoneWritten: true, Section: casefile.SectionSummary,
+				Text: "장애는 13:48 UTC 까지 이어졌다."},
+		},
+		Postmortem: casefile.Verdict{IsPostmortem: true, Score: 0.8},
+	}
+	d := mustDraft(t, doc)
+	c := d.Case
+	if c.Title.EN != "" || c.Title.KO != "LiveDNS 노드 두 대가 멈춰 DNS 질의가 타임아웃됐다" {
+		t.Errorf("title = %+v; want the Korean headline without its label, on the ko side", c.Title)
+	}
+	if c.Summary.EN != "" || !strings.HasPrefix(c.Summary.KO, "2020-07-16 13:26 UTC 에") {
+		t.Errorf("summary = %+v", c.Summary)
+	}
+	if c.SymptomsText.KO != "두 노드로 간 DNS 질의가 타임아웃으로 실패했다." {
+		t.Errorf("symptoms_text = %+v", c.SymptomsText)
+	}
+	wantItems := []casefile.Item{{Text: casefile.Text{KO: "노드를 서비스에서 빼는 방식을 고친다."}}, {Text: casefile.Text{KO: "모니터링을 다시 짠다."}}}
+	if diff := cmp.Diff(wantItems, c.ActionItems); diff != "" {
+		t.Errorf("action items (-want +got):\n%s", diff)
+	}
+	if c.Date != "2020-07-16" || deref(c.Timeline.ResolvedAfter) != "22m" {
+		t.Errorf("date %q, resolved_after %s; want 2020-07-16 and 22m", c.Date, deref(c.Timeline.ResolvedAfter))
+	}
+	if c.RootCause != "software-bug" || !contains(c.Components, "dns") || !contains(c.Symptoms, "timeouts") {
+		t.Errorf("root cause %q, components %v, symptoms %v", c.RootCause, c.Components, c.Symptoms)
+	}
+	if c.Org != "Example" || c.OrgSlug != "example" {
+		// a Korean site name leaves no ASCII slug; the domain names the owner
+		t.Errorf("org %q / %q", c.Org, c.OrgSlug)
+	}
+}
+
+func TestDraftStatusPage(t *testing.T) {
+	doc := casefile.Document{
+		URL: "https://status.example.com/incidents/x0ljvc9m1wxj", Host: "status.example.com", Platform: "statuspage",
+		Language: "en", Title: "Elevated API errors", SiteName: "Example Status",
+		Events: []casefile.Event{
+			post(t, "2022-09-13T21:01:00Z", "resolved", "This incident has been resolved."),
+			post(t, "2022-09-13T20:30:00Z", "monitoring", "A fix has been implemented and we are monitoring the results."),
+			post(t, "2022-09-13T20:05:00Z", "identified", "The issue has been identified and a fix is being implemented."),
+			post(t, "2022-09-13T19:52:00Z", "investigating", "We are investigating elevated error rates on the API."),
+		},
+		Postmortem: casefile.Verdict{IsPostmortem: true, Score: 0.6},
+	}
+	d := mustDraft(t, doc)
+	c := d.Case
+	got := []string{c.Org, c.Sources[0].Kind, c.Date, deref(c.Timeline.DetectedAfter), deref(c.Timeline.ResolvedAfter)}
+	want := []string{"Example", "official-status", "2022-09-13", "0m", "1h 9m"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("org, kind, date, detected_after, resolved_after (-want +got):\n%s", diff)
+	}
+	if r := evidenceOf(t, d, "resolved_at").Rule; !strings.Contains(r, "the text gives no earlier resolution") {
+		t.Errorf("resolved_at rule %q does not say it is the post time", r)
+	}
+	if !strings.Contains(c.SymptomsText.EN, "We are investigating elevated error rates on the API.") {
+		t.Errorf("symptoms_text from the first status updates = %q", c.SymptomsText.EN)
+	}
+	if !contains(c.Symptoms, "high-error-rate") {
+		t.Errorf("symptoms %v", c.Symptoms)
+	}
+}
+
+func TestDraftArchivedSource(t *testing.T) {
+	doc := testDoc()
+	doc.URL = "http://web.archive.org/web/20170201000000/https://status.cloud.google.com/incident/compute/17003"
+	doc.SlugDate = "2017-01-30"
+	d := mustDraft(t, doc)
+	want := []casefile.Source{{URL: "https://status.cloud.google.com/incident/compute/17003", Kind: "official-status",
+		Archived: ptr("https://web.archive.org/web/20170201000000/https://status.cloud.google.com/incident/compute/17003")}}
+	if diff := cmp.Diff(want, d.Case.Sources); diff != "" {
+		t.Errorf("sources (-want +got):\n%s", diff)
+	}
+	if d.Case.Org != "Google Cloud" {
+		t.Errorf("org %q from a capture; want the original's owner", d.Case.Org)
+	}
+}
+
+func ptr(s string) *string { return &s }
+
+func TestCleanTitle(t *testing.T) {
+	tests := []struct{ name, in, want string }{
+		{"a postmortem label goes", "Postmortem: Elevated errors on the API", "Elevated errors on the API"},
+		{"a resolved tag goes", "[Resolved] Current account payments may fail", "Current account payments may fail"},
+		{"an incident report label goes", "Incident report: Load balancer degradation", "Load balancer degradation"},
+		{"a PIR prefix goes", "Post Incident Review (PIR) – Azure Front Door – Connectivity issues", "Azure Front Door – Connectivity issues"},
+		{"post-mortem of the", "Post-mortem of the March 25 outage", "March 25 outage"},
+		{"the site name at the end goes", "Details of the outage | The Example Blog", "Details of the outage"},
+		{"an unrelated tail stays", "Outage - part two", "Outage - part two"},
+		{"a plain headline stays", "Summary of the Amazon S3 Service Disruption in the Northern Virginia (US-EAST-1) Region", "Summary of the Amazon S3 Service Disruption in the Northern Virginia (US-EAST-1) Region"},
+		{"a Korean label goes", "[장애 보고] DNS 질의 실패", "DNS 질의 실패"},
+		{"blanks collapse", "  Postmortem:   two   spaces ", "Two spaces"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if diff := cmp.Diff(tt.want, cleanTitle(tt.in, "Example")); diff != "" {
+				t.Errorf("cleanTitle(%q) (-want +got):\n%s", tt.in, diff)
+			}
+		})
+	}
+}
+
+func TestTextSentences(t *testing.T) {
+	tests := []struct {
+		name string
+		in   string
+		want []string
+	}{
+		{"two sentences", "It broke. We fixed it.", []string{"It broke.", "We fixed it."}},
+		{"abbreviations do not end a sentence", "At 9:00 a.m. PT the U.S. East region, e.g. us-east-1, failed. Then it recovered.", []string{"At 9:00 a.m. PT the U.S. East region, e.g. us-east-1, failed.", "Then it recovered."}},
+		{"a dotted month does not end a sentence", "On 18 Nov. 2025 it failed.", []string{"On 18 Nov. 2025 it failed."}},
+		{"a lower-case word after a period does not start one", "Version 1.2. was fine. ok then", []string{"Version 1.2. was fine. ok then"}},
+		{"Korean sentences", "서버가 멈췄다. 13:48 UTC 까지 이어졌다.", []string{"서버가 멈췄다.", "13:48 UTC 까지 이어졌다."}},
+		{"quotes close a sentence", `The banner read "We are investigating." Nothing else.`, []string{`The banner read "We are investigating."`, "Nothing else."}},
+		{"empty text", "  ", nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if diff := cmp.Diff(tt.want, textSentences(tt.in)); diff != "" {
+				t.Errorf("textSentences (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
