@@ -71,6 +71,7 @@ func readAzure(pg *page) (reading, bool) {
 		if day := ymd(d[3], d[1], d[2]); day != "" {
 			t, _ := time.Parse("2006-01-02", day)
 			r.env.date, r.env.year = t, t.Year()
+			r.published, r.publishedSet = &t, true
 		}
 	}
 	body := item.FindMatcher(azureSel.body).First()

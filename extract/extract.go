@@ -37,9 +37,11 @@ var (
 // ExtraURLs lists the related resources worth fetching with a page, by its
 // URL: for a Statuspage incident (/incidents/<code>) its JSON in both
 // forms, /api/v2/incidents/<code>.json and the legacy /incidents/<code>.json
-// that carries the postmortem text; for a Discourse topic (/t/<slug>/<id>)
-// its /t/<slug>/<id>.json. Other pages, and pages inside the Wayback
-// Machine, have none.
+// that carries the postmortem text; for an incident.io incident
+// (/incidents/<ULID>) the page's /api/v2/incidents.json; for a Discourse
+// topic (/t/<slug>/<id>) its /t/<slug>/<id>.json. Other pages, and pages
+// inside the Wayback Machine, have none. Any of them may fail to fetch:
+// Page reads what it is given.
 func ExtraURLs(pageURL string) []string {
 	u, err := url.Parse(strings.TrimSpace(pageURL))
 	if err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https") {
@@ -51,6 +53,10 @@ func ExtraURLs(pageURL string) []string {
 	origin := u.Scheme + "://" + u.Host
 	if m := statuspageCode.FindStringSubmatch(u.Path); m != nil {
 		return []string{origin + "/api/v2/incidents/" + m[1] + ".json", origin + "/incidents/" + m[1] + ".json"}
+	}
+	if m := incidentIOPath.FindStringSubmatch(u.Path); m != nil {
+		// incident.io serves no per-incident JSON: its incidents list.
+		return []string{origin + "/api/v2/incidents.json"}
 	}
 	if m := discourseTopic.FindStringSubmatch(u.Path); m != nil {
 		return []string{origin + m[1] + ".json"}
@@ -181,7 +187,7 @@ func read(pg *page) (reading, error) {
 // dates, sections, events, links, language and verdict.
 func assemble(pg *page, r reading) casefile.Document {
 	d := casefile.Document{
-		URL:      documentURL(pg.p.URL, pg.doc),
+		URL:      documentURL(pg.p.URL, pg.doc, r.platform != PlatformDiscourse),
 		Host:     strings.ToLower(pg.orig.Hostname()),
 		Platform: r.platform,
 		SlugDate: slugDate(pg.orig),
@@ -189,6 +195,9 @@ func assemble(pg *page, r reading) casefile.Document {
 	d.SiteName = r.siteName
 	if d.SiteName == "" {
 		d.SiteName = siteName(pg.meta, pg.publisher)
+	}
+	if h := strings.TrimPrefix(d.Host, "www."); strings.EqualFold(strings.TrimPrefix(d.SiteName, "www."), h) {
+		d.SiteName = "" // a host name is not a name the page gives itself
 	}
 	d.Title = r.title
 	if d.Title == "" {
@@ -398,9 +407,15 @@ func htmlEscape(s string) string {
 
 // documentURL is the canonical URL the document is known by, honouring the
 // page's <link rel=canonical>; the URL as given when it has no canonical form.
-func documentURL(raw string, doc *goquery.Document) string {
+//
+// Discourse topics point their canonical link at the topic, dropping the
+// post number that selects the official post: it is not honoured there.
+func documentURL(raw string, doc *goquery.Document, honourCanonical bool) string {
 	rel := ""
 	doc.Find("link[rel]").EachWithBreak(func(_ int, s *goquery.Selection) bool {
+		if !honourCanonical {
+			return false
+		}
 		for _, v := range strings.Fields(strings.ToLower(s.AttrOr("rel", ""))) {
 			if v == "canonical" {
 				rel = s.AttrOr("href", "")

@@ -101,6 +101,9 @@ func timeline(blocks []block, kinds []casefile.SectionKind, env timeEnv) []casef
 			// 4–5 AM" is not an event.
 			continue
 		}
+		if b.at == nil && byline(b.text) {
+			continue // "Posted by … 2018.07.20 11:30": the post's own date
+		}
 		local := carried
 		if b.at != nil && !b.reset {
 			local = env.withDay(*b.at)
@@ -205,6 +208,13 @@ func timeline(blocks []block, kinds []casefile.SectionKind, env timeEnv) []casef
 }
 
 var promise = regexp.MustCompile(`(?i)\b(?:update|updates|information|details|report|news)\s+(?:by|at|before|around|no later than|on or before)\s*$|\b(?:next update|update again|check back)\b[^.]{0,20}$|\b(?:every (?:day|night|morning|evening|hour)|daily|nightly|each (?:day|night))\s+(?:at\s+)?$|매일\s*(?:새벽|오전|오후|저녁|밤)?\s*$`)
+
+var bylineRe = regexp.MustCompile(`(?i)^(?:작성자|글쓴이|등록일|작성일|posted|published|written|updated|last updated|by)\b|조회\s*:?\s*[\d,]+`)
+
+// byline reports a short line naming the author or the posting date.
+func byline(text string) bool {
+	return utf8.RuneCountInString(text) <= 120 && bylineRe.MatchString(strings.TrimSpace(text))
+}
 
 // promised reports a time the text promises ("another update by 12:10")
 // rather than reports.

@@ -795,15 +795,15 @@ func sortedEvents(evs []casefile.Event) []casefile.Event {
 // The words the timeline rules read in the clause around each time stamp.
 var (
 	// tlStartRe: an explicit start of impact.
-	tlStartRe = regexp.MustCompile(`(?i)\b(?:incident|outage|issue|impact|problems?|errors?|failures?|disruption|degradation|downtime|event|elevated \w+)\s+(?:\w+\s+){0,2}?(?:began|begun|begin|begins|started|starts|start|commenced)\b|\b(?:began|begun|started|starting|begins|starts|begin|start)\s+(?:to\s+)?(?:fail\w*|return\w*|see\w*|drop\w*|tim\w+ out|error\w*|experienc\w*|affect\w*|impact\w*|serv\w+ errors|reject\w*|crash\w*|degrad\w*|slow\w*)|\bonset\b|(?:^|[^재])시작(?:됐|되었|되어|된|했고|해)`)
+	tlStartRe = regexp.MustCompile(`(?i)\b(?:incident|outage|issue|impact|problems?|errors?|failures?|disruption|degradation|downtime|event|elevated \w+)\s+(?:\w+\s+){0,2}?(?:began|begun|begin|begins|started|starts|start|commenced)\b|\b(?:began|begun|started|starting|begins|starts|begin|start)\s+(?:to\s+)?(?:fail\w*|return\w*|see\w*|drop\w*|tim\w+ out|error\w*|experienc\w*|affect\w*|impact\w*|serv\w+ errors|reject\w*|crash\w*|degrad\w*|slow\w*)|\b(?:start|beginning|onset) of (?:the )?(?:customer |user |the )?(?:impact|outage|incident|disruption|errors|failures)|\bonset\b|(?:^|[^재])시작(?:됐|되었|되어|된|했고|해)`)
 	// tlStartAtRe: "began at", "starting on" — a start unless the clause
 	// is about the response (investigating, rolling back ...).
 	tlStartAtRe  = regexp.MustCompile(`(?i)\b(?:began|started|starting|beginning|commenced|begins|starts)\s+(?:at|on|around|about|approximately|from|shortly|just)\b|\bbeginning\b|\bsince\b|부터`)
 	tlResponseRe = regexp.MustCompile(`(?i)\binvestigat\w*|\bmitigat\w*|\broll(?:ed|ing)?\s*back|\brevert\w*|\brestor\w*|\brecover\w*|\bdeploy\w*|\bwork(?:ing)? on|\bfix\w*|조사|배포|복구|롤백`)
 	// tlDetectRe: the organisation learnt of the incident.
-	tlDetectRe = regexp.MustCompile(`(?i)\balert(?:ed|s|ing)?\b|\balarms?\b|\bpaged\b|\bpages?\s+(?:fire[sd]?|went out|follow\w*|were sent)|\b(?:first|automated)\s+pages?\b|\bdetect(?:s|ed|ion)?\b|\bnotic(?:e|es|ed)\b|\b(?:became|become|becomes) aware\b|\b(?:were|was|are|is) made aware\b|\binvestigat\w*|\bdeclar(?:e|es|ed)\b|\bengaged\b|\bon-?call\b|\breports? from (?:customers|users)|\b(?:customers?|users?) report\w*|\breceived (?:reports?|alerts?|a page)|\bmonitor(?:s|ing)?\s+(?:fired|triggered|alerted|detected|showed|reported)|\bidentified (?:an? |the )?(?:issue|problem|incident)|감지|인지|알림|알렸|조사|장애를 선언`)
+	tlDetectRe = regexp.MustCompile(`(?i)\balerted\b|\b(?:alerts?|alarms?|monitors?|monitoring|pages?)\b[^.;]{0,40}?\b(?:fired|fires|triggered|triggers|went off|paged|pages|sounded|notified|warned)\b|\b(?:received|got) (?:an? |the )?(?:alert|alarm|page)s?\b|\bpaged\b|\bpages?\s+(?:fire[sd]?|went out|follow\w*|were sent)|\b(?:first|automated)\s+pages?\b|\bdetect(?:s|ed|ion)?\b|\bnotic(?:e|es|ed)\b|\b(?:became|become|becomes) aware\b|\b(?:were|was|are|is) made aware\b|\binvestigat\w*|\bdeclar(?:e|es|ed)\b|\bengaged\b|\bon-?call\b|\breports? from (?:customers|users)|\b(?:customers?|users?) (?:report\w*|emailed|contacted|wrote|called|complained)|\bfound out\b|\blearn(?:ed|t) (?:of|about)\b|\breceived (?:reports?|alerts?|a page)|\bmonitor(?:s|ing)?\s+(?:fired|triggered|alerted|detected|showed|reported)|\bidentified (?:an? |the )?(?:issue|problem|incident)|감지|인지|알림|알렸|조사|장애를 선언`)
 	// tlResolveRe: full recovery.
-	tlResolveRe = regexp.MustCompile(`(?i)\bresolved\b|\brecovered\b|\bfull(?:y)?\s+(?:recover\w*|restor\w*|resolv\w*|mitigat\w*|back|operational|functional|available)|\brestored\b|\bback to normal\b|\bback (?:at|to) (?:their |its |the )?(?:normal|expected|usual|pre-incident|baseline)|\breturned to (?:normal|expected|usual)|\bnormal (?:operations?|service|levels?)\b|\b(?:impact|incident|outage|disruption|errors?)\s+(?:ended|ends|stopped|subsided|was over)|\bended at\b|\buntil\b|\bno longer (?:seeing|affected|impacted|experiencing)|\brecovery (?:was |is )?complete|회복|복구(?:됐|되었|했)|해결(?:됐|되었)|정상(?:으로|화)|돌아왔|끝났|까지 이어|되살렸`)
+	tlResolveRe = regexp.MustCompile(`(?i)\bresolved\b|\brecovered\b|\bfull(?:y)?\s+(?:recover\w*|restor\w*|resolv\w*|mitigat\w*|back|operational|functional|available)|\brestored\b|\bback to normal\b|\bback (?:at|to) (?:their |its |the )?(?:normal|expected|usual|pre-incident|baseline)|\breturned to (?:normal|expected|usual)|\bnormal (?:operations?|service|levels?)\b|\b(?:impact|incident|outage|disruption|errors?)\s+(?:ended|ends|stopped|subsided|was over)|\bended at\b|\buntil\b|\bno longer (?:seeing|affected|impacted|experiencing)|\brecovery (?:was |is )?complete|\bwork(?:ed|ing|s)? (?:again|normally|straight away|as expected)\b|\b(?:flowing|flowed|running) again\b|회복|복구(?:됐|되었|했)|해결(?:됐|되었)|정상(?:으로|화)|돌아왔|끝났|까지 이어|되살렸`)
 	// tlPartialRe: mitigation short of recovery.
 	tlPartialRe = regexp.MustCompile(`(?i)\bpartial(?:ly)?\b|\bsome\b|\bmost\b|\bmany\b|\bmajority\b|\b(?:began|beginning|start(?:ed|ing)?) to\b|\brecovering\b|\bimprov\w+|\bexcept\b|\bstill\b|\bcontinu\w+|\bmonitoring\b|\bworkaround\b|\bmitigation\b|\bsigns of\b|\bfirst (?:regions?|zones?)|\bwill be\b|\bexpect\w*|일부|대부분|부분|아직|완화`)
 	tlFullRe    = regexp.MustCompile(`(?i)\bfully\b|\bcompletely\b|\ball (?:regions|zones|services|customers|traffic|users)\b|\bremaining\b|완전히|모두`)
@@ -811,15 +811,18 @@ var (
 	// tlPostRe: the clause is about a notice being posted.
 	tlPostRe = regexp.MustCompile(`(?i)\bstatus ?page\b|\bposted\b|\bmarked (?:as |the incident )?resolved|\bupdated (?:the |our )?status|\bbanner\b|\bnotice\b|\bannounce\w*|\btweet\w*|상태 페이지|공지|올라갔|올렸`)
 	// tlImpactRe: the clause describes impact.
-	tlImpactRe = regexp.MustCompile(`(?i)\berrors?\b|\bfail\w*|\boutage\b|\bunavailab\w+|\bdegrad\w+|\bimpact\w*|\bdown\b|\b5\d\d\b|\belevated\b|\baffect\w*|\bdisrupt\w*|\bissue\b|\bproblem\b|\blatency\b|\bunreachable\b|\btime(?:d)? ?outs?\b|\bdropped\b|\bcould not\b|\bunable\b|\bexhaust\w*|장애|실패|오류|영향|지연|멈|끊`)
+	tlImpactRe = regexp.MustCompile(`(?i)\berrors?\b|\bfail\w*|\bexpire[sd]?\b|\boutage\b|\bunavailab\w+|\bdegrad\w+|\bimpact\w*|\bdown\b|\b5\d\d\b|\belevated\b|\baffect\w*|\bdisrupt\w*|\bissue\b|\bproblem\b|\blatency\b|\bunreachable\b|\btime(?:d)? ?outs?\b|\bdropped\b|\bcould not\b|\bunable\b|\bexhaust\w*|장애|실패|오류|영향|지연|멈|끊`)
 	// tlRemedyRe: a range about applying a fix, not about impact.
 	tlRemedyRe = regexp.MustCompile(`(?i)\bfix\b|\bapplied\b|\bdeploy\w*|\brollout\b|\brolled out\b|\bmaintenance\b|\bmigrat\w+|\bupgrad\w+|적용`)
 	// tlClauseSepRe cuts a sentence into clauses.
 	tlClauseSepRe = regexp.MustCompile(`(?i)[,;]\s+|:\s+|\.\s+|\s+(?:and|but|while|whereas|then|after which|before)\s+|\s+[—–]\s+|\s+-\s+`)
+	// tlLeadingRe: what may stand before a stamp that opens its text.
+	tlLeadingRe = regexp.MustCompile(`(?i)^[\s\p{P}]*(?:at|on|by|from|around|about|approximately)?[\s\p{P}]*$`)
 	// tlClockRe: the stamp carries a time of day, not only a date.
 	tlClockRe = regexp.MustCompile(`(?i)\d\s*[:h시]\s*\d|\d\s*시|\d\s*(?:am|pm|a\.m\.|p\.m\.)\b|오[전후]|^\s*\d{10,14}\s*$|\d{4}-\d\d-\d\d[T ]\d\d`)
 	// tlDurationImpactRe / tlDurationDetectRe sort stated durations.
 	tlDurationImpactRe = regexp.MustCompile(`(?i)\blast(?:ed|ing|s)?\b|\bduration\b|\bfor (?:a total of |about |approximately |roughly |around |over |nearly |more than |almost )?(?:\d|one|two|three|four|five|six|an? )|\boutage\b|\bimpact\w*|\bunavailab\w+|\bdown\b|\bdegrad\w+|\bdisrupt\w+|\baffected\b|\berrors?\b|\bfail\w*|동안|지속|이어`)
+	tlDurationPolicyRe = regexp.MustCompile(`(?i)\b(?:more than|at least|longer than|less than|up to|every|any|each|whenever)\b`)
 	tlDurationDetectRe = regexp.MustCompile(`(?i)\balert\w*|\bdetect\w*|\bnotic\w+|\bpaged\b|\bwithin\b|알림|감지`)
 	// tlIgnoredSections hold promises and lessons: their events count only
 	// when they do not promise work (GCP reports tell the incident inside
@@ -838,6 +841,9 @@ type tlEvent struct {
 	// clause is the part of the sentence around the stamp: from the clause
 	// break after the previous stamp to the one before the next stamp.
 	clause string
+	// sentence is the sentence of the stamp (a timeline row for a stamp
+	// that opens it); impact is read there.
+	sentence string
 	// post is a status update's own posting time (its stamp is not in its
 	// text).
 	post bool
@@ -879,7 +885,7 @@ func prepareEvents(events []casefile.Event) []tlEvent {
 	byText := map[string][]int{}
 	var texts []string
 	for i, e := range events {
-		out[i] = tlEvent{Event: e, clause: e.Text}
+		out[i] = tlEvent{Event: e, clause: e.Text, sentence: e.Text}
 		if _, ok := byText[e.Text]; !ok {
 			texts = append(texts, e.Text)
 		}
@@ -939,9 +945,19 @@ func prepareEvents(events []casefile.Event) []tlEvent {
 				} else {
 					left = (prevEnd + p.start) / 2
 				}
-			case hasNext:
+			default:
+				// The first stamp of its sentence starts at the clause it is in.
 				if locs := tlClauseSepRe.FindAllStringIndex(text[sl:p.start], -1); len(locs) > 0 {
 					left = sl + locs[len(locs)-1][1]
+				}
+			}
+			if !hasNext && tlLeadingRe.MatchString(text[:p.start]) {
+				// A stamp that opens its text ("14:39 UTC: …", a timeline
+				// row) covers the sentences after it up to the next stamp.
+				right = len(text)
+				if j+1 < len(found) {
+					right, _ = sentenceOf(found[j+1].start)
+					right = max(right, sr)
 				}
 			}
 			if hasNext {
@@ -957,6 +973,7 @@ func prepareEvents(events []casefile.Event) []tlEvent {
 			if left < right {
 				out[p.i].clause = text[left:right]
 			}
+			out[p.i].sentence = text[sl:max(sr, right)]
 		}
 	}
 	return out
@@ -982,6 +999,18 @@ func isResolution(clause string) bool {
 		return false
 	}
 	return true
+}
+
+// isDetection reports whether a clause says the organisation learnt of the
+// incident; a purpose ("to detect stuck consumers sooner") does not count.
+func isDetection(clause string) bool {
+	for _, loc := range tlDetectRe.FindAllStringIndex(clause, -1) {
+		before := strings.ToLower(clause[max(0, loc[0]-4):loc[0]])
+		if !strings.HasSuffix(before, "to ") {
+			return true
+		}
+	}
+	return false
 }
 
 func isExplicitStart(clause string) bool {
@@ -1056,39 +1085,48 @@ func chooseTimeline(doc casefile.Document) tlChoice {
 			break
 		}
 	}
+	// The first status post that is not a closing notice.
 	var firstPost *tlEvent
 	for i := range evs {
-		if evs[i].post || evs[i].Status != "" {
-			if s := strings.ToLower(evs[i].Status); s != "resolved" && s != "postmortem" && s != "completed" {
-				firstPost = &evs[i]
-				break
-			}
+		e := &evs[i]
+		if !e.post && e.Status == "" {
+			continue
 		}
-	}
-	if start == nil {
-		var firstTimeline *tlEvent
-		for i := range evs {
-			if evs[i].Section == casefile.SectionTimeline && !evs[i].post {
-				firstTimeline = &evs[i]
-				break
-			}
-		}
-		for i := range evs {
-			e := &evs[i]
-			switch {
-			case !e.post && (tlImpactRe.MatchString(e.clause) || tlDetectRe.MatchString(e.clause)):
-				start = &tlMoment{e.At, e.Text, "earliest event that marks impact (" + quoteStamp(e.Stamp) + "); the page states no explicit start", 0.7}
-			case e == firstTimeline:
-				start = &tlMoment{e.At, e.Text, "first event of the timeline (" + quoteStamp(e.Stamp) + "); the page states no explicit start", 0.6}
-			case e == firstPost:
-				start = &tlMoment{e.At, e.Text, "first status post (" + quoteStamp(e.Stamp) + "); the page states no earlier start", 0.5}
-			default:
+		switch strings.ToLower(e.Status) {
+		case "resolved", "postmortem", "completed":
+			continue
+		case "":
+			if tlResolveRe.MatchString(e.Text) && !tlDetectRe.MatchString(e.Text) {
 				continue
 			}
-			break
 		}
-	} else if firstPost != nil && firstPost.At.Before(start.at) {
-		start = &tlMoment{firstPost.At, firstPost.Text, "first status post (" + quoteStamp(firstPost.Stamp) + "), which is earlier than the stated start " + utc(start.at), 0.6}
+		firstPost = e
+		break
+	}
+	if start == nil {
+		// No explicit start: the earliest event that marks impact; without
+		// one, the first event of the timeline section; without that, the
+		// first status post.
+		for i := range evs {
+			if e := &evs[i]; !e.post && (tlImpactRe.MatchString(e.sentence) || isDetection(e.clause)) {
+				start = &tlMoment{e.At, e.Text, "earliest event that marks impact (" + quoteStamp(e.Stamp) + "); the page states no explicit start", 0.7}
+				break
+			}
+		}
+		if start == nil {
+			for i := range evs {
+				if e := &evs[i]; e.Section == casefile.SectionTimeline && !e.post {
+					start = &tlMoment{e.At, e.Text, "first event of the timeline (" + quoteStamp(e.Stamp) + "); the page states no explicit start", 0.6}
+					break
+				}
+			}
+		}
+		if start == nil && firstPost != nil {
+			start = &tlMoment{firstPost.At, firstPost.Text, "first status post (" + quoteStamp(firstPost.Stamp) + "); the page states no earlier start", 0.5}
+		}
+	}
+	if start != nil && firstPost != nil && firstPost.At.Before(start.at) {
+		start = &tlMoment{firstPost.At, firstPost.Text, "first status post (" + quoteStamp(firstPost.Stamp) + "), which is earlier than the start the text gives (" + utc(start.at) + ")", 0.6}
 	}
 	if start == nil {
 		return ch
@@ -1101,7 +1139,7 @@ func chooseTimeline(doc casefile.Document) tlChoice {
 		if e.At.Before(start.at) {
 			continue
 		}
-		if !e.post && tlDetectRe.MatchString(e.clause) && !isResolution(e.clause) {
+		if !e.post && isDetection(e.clause) && !isResolution(e.clause) && !isExplicitStart(e.clause) {
 			ch.detected = &tlMoment{e.At, e.Text, "first event at or after the start saying alerted/paged/detected/noticed/investigating/declared (" + quoteStamp(e.Stamp) + ")", 0.8}
 			break
 		}
@@ -1193,7 +1231,7 @@ func statedImpactDuration(ds []casefile.StatedDuration) (int, string) {
 		if d.Minutes <= 0 || tlDurationDetectRe.MatchString(d.Sentence) && !tlDurationImpactRe.MatchString(d.Sentence) {
 			continue
 		}
-		if !tlDurationImpactRe.MatchString(d.Sentence) {
+		if !tlDurationImpactRe.MatchString(d.Sentence) || tlDurationPolicyRe.MatchString(d.Sentence) {
 			continue
 		}
 		if d.Minutes > best {

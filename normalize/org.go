@@ -119,7 +119,8 @@ var knownOrgHosts = []orgHost{
 var mirrorHosts = []string{
 	"web.archive.org", "archive.org", "archive.today", "archive.ph", "archive.is",
 	"medium.com", "dev.to", "substack.com", "hashnode.dev", "wordpress.com",
-	"blogspot.com", "tumblr.com", "github.io", "gitlab.io", "notion.site",
+	"blogspot.com", "tumblr.com", "github.io", "gitlab.io", "notion.site", "tistory.com",
+	"blog.naver.com", "velog.io", "brunch.co.kr", "ghost.io", "netlify.app", "vercel.app", "pages.dev",
 	"youtube.com", "youtu.be", "vimeo.com", "slideshare.net", "speakerdeck.com",
 	"github.com", "gist.github.com", "gitlab.com", "bitbucket.org", "codeberg.org",
 	"reddit.com", "news.ycombinator.com", "twitter.com", "x.com", "linkedin.com",
@@ -134,6 +135,16 @@ var mirrorSiteNames = map[string]bool{
 	"reddit": true, "hacker news": true, "twitter": true, "x": true, "linkedin": true,
 	"wikipedia": true, "internet archive": true, "wayback machine": true, "slideshare": true,
 	"speaker deck": true, "vimeo": true, "google docs": true, "google groups": true,
+	"tistory": true, "naver blog": true, "velog": true, "brunch": true, "hashnode": true,
+	"ghost": true, "notion": true,
+}
+
+// blogPlatforms give each author a subdomain (name.tistory.com): the
+// subdomain names the owner.
+var blogPlatforms = []string{
+	"tistory.com", "blogspot.com", "wordpress.com", "substack.com", "github.io", "gitlab.io",
+	"medium.com", "hashnode.dev", "ghost.io", "tumblr.com", "notion.site", "velog.io",
+	"netlify.app", "vercel.app", "pages.dev", "dev.to",
 }
 
 // hostMatches reports whether host is h or a subdomain of it.
@@ -196,6 +207,8 @@ var siteNameSuffixes = map[string]bool{
 	"developers": true, "system": true, "service": true, "health": true,
 	"incidents": true, "updates": true, "official": true, "inc": true, "inc.": true,
 	"ltd": true, "ltd.": true, "llc": true, "corp": true, "corp.": true, "gmbh": true,
+	"newsletter": true, "dispatch": true, "digest": true, "weekly": true, "bulletin": true,
+	"techblog": true, "devblog": true, "기술블로그": true, "블로그": true, "기술": true,
 }
 
 // siteNamePrefixes are leading phrases of the same kind ("The Cloudflare
@@ -253,7 +266,7 @@ func equalFoldWords(a, b []string) bool {
 // never name the owner: on such a host only the site name counts, and
 // without one the owner is "unknown".
 func PageOwner(pageURL, siteName string) Owner {
-	host, _ := hostAndPath(pageURL)
+	host, path := hostAndPath(pageURL)
 	if org, ok := KnownHostOrg(pageURL); ok {
 		return Owner{Name: org, Slug: OrgSlug(org), Rule: "known host table: " + host + " is owned by " + org, Source: host, Confidence: 0.95}
 	}
@@ -269,6 +282,9 @@ func PageOwner(pageURL, siteName string) Owner {
 			return Owner{Name: name, Slug: slug, Rule: rule, Source: siteName, Confidence: conf}
 		}
 	}
+	if name, rule := platformAuthor(host, path); name != "" {
+		return Owner{Name: name, Slug: OrgSlug(name), Rule: rule, Source: host + path, Confidence: 0.5}
+	}
 	if !mirror {
 		if name := nameFromDomain(host); name != "" {
 			return Owner{Name: name, Slug: OrgSlug(name), Rule: "derived from the registrable domain of " + host + " (no known host, no site name)", Source: host, Confidence: 0.5}
@@ -277,17 +293,54 @@ func PageOwner(pageURL, siteName string) Owner {
 	return Owner{Name: "unknown", Slug: "unknown", Rule: "no owner: " + host + " is a mirror or platform and the page names no site", Source: host, Confidence: 0}
 }
 
+// platformAuthor names the owner of a page on a blog platform from its
+// subdomain (solbaram-tech.tistory.com → "Solbaram") or, on medium.com,
+// from the publication in the path (/ledgerly-engineering/… → "Ledgerly").
+func platformAuthor(host, path string) (string, string) {
+	for _, p := range blogPlatforms {
+		if strings.HasSuffix(host, "."+p) {
+			label := strings.TrimSuffix(host, "."+p)
+			label = label[strings.LastIndexByte(label, '.')+1:]
+			if label != "www" {
+				if name := nameFromLabel(label); name != "" {
+					return name, "the author's subdomain " + label + " on the blog platform " + p
+				}
+			}
+		}
+	}
+	if host == "medium.com" {
+		seg, _, _ := strings.Cut(strings.TrimPrefix(path, "/"), "/")
+		if seg != "" && seg != "p" && !strings.HasPrefix(seg, "@") {
+			if name := nameFromLabel(seg); name != "" {
+				return name, "the publication /" + seg + " of the Medium page"
+			}
+		}
+	}
+	return "", ""
+}
+
+// nameFromLabel makes a name of a host label or path segment: words split
+// at hyphens, section words dropped ("solbaram-tech" → "Solbaram",
+// "ledgerly-engineering" → "Ledgerly"), the first letter upper-cased.
+func nameFromLabel(label string) string {
+	words := strings.FieldsFunc(label, func(r rune) bool { return r == '-' || r == '_' })
+	for len(words) > 1 && siteNameSuffixes[strings.ToLower(words[len(words)-1])] {
+		words = words[:len(words)-1]
+	}
+	if len(words) == 0 || strings.Trim(words[0], "0123456789") == "" || siteNameSuffixes[strings.ToLower(words[0])] && len(words) == 1 {
+		return ""
+	}
+	name := strings.Join(words, "-")
+	r := []rune(name)
+	r[0] = unicode.ToUpper(r[0])
+	return string(r)
+}
+
 // nameFromDomain makes an organisation name of the label before the public
 // suffix: status.example.co.uk → "Example".
 func nameFromDomain(host string) string {
-	d := registrableDomain(host)
-	label, _, _ := strings.Cut(d, ".")
-	if label == "" || strings.Trim(label, "0123456789") == "" {
-		return ""
-	}
-	r := []rune(label)
-	r[0] = unicode.ToUpper(r[0])
-	return string(r)
+	label, _, _ := strings.Cut(registrableDomain(host), ".")
+	return nameFromLabel(label)
 }
 
 // OrgSlug makes an org_slug of an organisation name: lower-case ASCII

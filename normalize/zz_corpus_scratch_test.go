@@ -43,7 +43,7 @@ func TestZZCorpus(t *testing.T) {
 		if err == nil {
 			body, _ = io.ReadAll(r)
 		}
-		p := casefile.Page{URL: "http://" + strings.TrimPrefix(meta.URL, "https://"), ContentType: strings.Split(meta.CT, ";")[0], Body: body, Extra: map[string][]byte{}, FetchedAt: time.Now(), StatusCode: 200}
+		p := casefile.Page{URL: strings.Replace(meta.URL, "https://", "http://", 1), ContentType: strings.Split(meta.CT, ";")[0], Body: body, Extra: map[string][]byte{}, FetchedAt: time.Now(), StatusCode: 200}
 		for u, f := range meta.Extra {
 			eb, _ := os.ReadFile(filepath.Join(dir, f))
 			p.Extra["http://"+strings.TrimPrefix(u, "https://")] = eb

@@ -111,12 +111,13 @@ func (d *demoSite) submitAndReport(ctx context.Context, st casefile.Store, p *wo
 	case <-time.After(time.Second):
 	}
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "CASE\tORG\tDATE\tDETECTED\tRESOLVED\tARCHIVED\tSOURCE / OUTCOME")
+	fmt.Fprintln(tw, "CASE\tORG\tDATE\tDETECTED\tRESOLVED\tARCHIVED\tSOURCE")
 	counts := map[casefile.SubmissionState]int{}
+	var refused []string
 	for _, s := range got {
 		counts[s.State]++
 		if s.State != casefile.StateDrafted {
-			fmt.Fprintf(tw, "-\t\t\t\t\t\t%s: %s (%s)\n", s.RawURL, s.State, firstLine(s.Error))
+			refused = append(refused, fmt.Sprintf("  %s\n    %s: %s", s.RawURL, s.State, firstLine(s.Error)))
 			continue
 		}
 		c, err := st.Case(ctx, s.CaseID)
@@ -131,6 +132,9 @@ func (d *demoSite) submitAndReport(ctx context.Context, st casefile.Store, p *wo
 			orDash(c.Case.Timeline.DetectedAfter), orDash(c.Case.Timeline.ResolvedAfter), archived, s.RawURL)
 	}
 	tw.Flush()
+	if len(refused) > 0 {
+		fmt.Fprintf(w, "\nNot drafted:\n%s\n", strings.Join(refused, "\n"))
+	}
 	fmt.Fprintf(w, "\n%d drafted, %d not postmortems, %d failed.\n", counts[casefile.StateDrafted], counts[casefile.StateNotPostmortem], counts[casefile.StateFailed]+counts[casefile.StateDeadLettered])
 	fmt.Fprintf(w, "Review page: %s/   cases as JSON: curl %s/api/cases/IL-0001\nPress Ctrl-C to stop.\n", apiURL, apiURL)
 	return nil

@@ -150,8 +150,11 @@ func TestDraftEvidenceNamesTheSentenceOfEveryDraftedField(t *testing.T) {
 	}
 	fields := map[string]bool{}
 	for _, e := range d.Evidence {
-		if e.Source == "" || e.Confidence <= 0 || e.Confidence > 1 {
-			t.Errorf("evidence %+v lacks a source or a confidence in (0, 1]", e)
+		if e.Confidence <= 0 || e.Confidence > 1 || e.Rule == "" {
+			t.Errorf("evidence %+v lacks a rule or a confidence in (0, 1]", e)
+		}
+		if drafted := e.Value != "" && e.Value != "unknown"; drafted && e.Source == "" {
+			t.Errorf("evidence for %s = %q names no sentence or element it came from", e.Field, e.Value)
 		}
 		fields[e.Field] = true
 	}

@@ -1,0 +1,406 @@
+package extract
+
+import (
+	"context"
+	"errors"
+	"net/url"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/PuerkitoBio/goquery"
+	"github.com/google/go-cmp/cmp"
+	casefile "github.com/incidentlib/casefile"
+)
+
+func TestClassifyMapsHeadingsToKinds(t *testing.T) {
+	tests := []struct {
+		heading string
+		want    casefile.SectionKind
+	}{
+		{"Timeline", casefile.SectionTimeline},
+		{"Timeline (UTC)", casefile.SectionTimeline},
+		{"What happened", casefile.SectionTimeline},
+		{"Sequence of events", casefile.SectionTimeline},
+		{"Root cause", casefile.SectionRootCause},
+		{"ROOT CAUSE", casefile.SectionRootCause},
+		{"Why it happened", casefile.SectionRootCause},
+		{"What went wrong and why?", casefile.SectionRootCause},
+		{"Contributing factors", casefile.SectionRootCause},
+		{"REMEDIATION AND PREVENTION", casefile.SectionActionItems},
+		{"Action items", casefile.SectionActionItems},
+		{"Follow-up", casefile.SectionActionItems},
+		{"What we're doing about it", casefile.SectionActionItems},
+		{"What we are changing", casefile.SectionActionItems},
+		{"What we changed", casefile.SectionActionItems},
+		{"Next steps", casefile.SectionActionItems},
+		{"Resolution", casefile.SectionRemediation},
+		{"Mitigation", casefile.SectionRemediation},
+		{"How we found and fixed it", casefile.SectionRemediation},
+		{"Detection", casefile.SectionDetection},
+		{"Impact", casefile.SectionImpact},
+		{"DETAILED DESCRIPTION OF IMPACT", casefile.SectionImpact},
+		{"Lessons learned", casefile.SectionLessons},
+		{"What went well", casefile.SectionLessons},
+		{"Summary", casefile.SectionSummary},
+		{"ISSUE SUMMARY", casefile.SectionSummary},
+		{"Background", casefile.SectionSummary},
+		{"타임라인", casefile.SectionTimeline},
+		{"3. 장애 경과", casefile.SectionTimeline},
+		{"근본 원인", casefile.SectionRootCause},
+		{"4. 원인", casefile.SectionRootCause},
+		{"영향 범위", casefile.SectionImpact},
+		{"조치 내용", casefile.SectionRemediation},
+		{"복구", casefile.SectionRemediation},
+		{"후속 조치", casefile.SectionActionItems},
+		{"재발 방지 대책", casefile.SectionActionItems},
+		{"교훈", casefile.SectionLessons},
+		{"장애 요약", casefile.SectionSummary},
+		{"개요", casefile.SectionSummary},
+		{"감지", casefile.SectionDetection},
+		{"Amazon EC2", casefile.SectionOther},
+		{"", casefile.SectionOther},
+	}
+	for _, tt := range tests {
+		if got := classify(tt.heading); got != tt.want {
+			t.Errorf("classify(%q) = %q, want %q", tt.heading, got, tt.want)
+		}
+	}
+}
+
+// sectionsOf walks an HTML fragment and segments it under title.
+func sectionsOf(t *testing.T, fragment, title string) []casefile.Section {
+	t.Helper()
+	doc, err := goquery.NewDocumentFromReader(strings.NewReader(fragment))
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := newWalker(nil)
+	w.walk(doc.Nodes[0])
+	w.flush()
+	sections, _ := segment(w.blocks, title)
+	return sections
+}
+
+func TestSegmentCutsAtHeadingsAndPseudoHeadings(t *testing.T) {
+	got := sectionsOf(t, `<h1>Outage report</h1>
+<p>Intro paragraph.</p>
+<h2>Root cause</h2><p>A bad config.</p>
+<h3>Why the config was bad</h3><p>No validation.</p>
+<h3>Some detail</h3><p>More.</p>
+<p><strong>Action items:</strong></p><ul><li>Validate configs.</li><li>Canary <b>every</b> change.<ul><li>Nested item.</li></ul></li></ul>
+<p><strong>Impact:</strong> 5% of requests failed.</p>`, "Outage report")
+	want := []casefile.Section{
+		{Kind: casefile.SectionTitle, Heading: "Outage report", Level: 1, Paragraphs: []string{}, Items: []string{}},
+		{Kind: casefile.SectionSummary, Level: 2, Paragraphs: []string{"Intro paragraph."}, Items: []string{}},
+		{Kind: casefile.SectionRootCause, Heading: "Root cause", Level: 2, Paragraphs: []string{"A bad config."}, Items: []string{}},
+		{Kind: casefile.SectionRootCause, Heading: "Why the config was bad", Level: 3, Paragraphs: []string{"No validation."}, Items: []string{}},
+		{Kind: casefile.SectionRootCause, Heading: "Some detail", Level: 3, Paragraphs: []string{"More."}, Items: []string{}},
+		{Kind: casefile.SectionActionItems, Heading: "Action items", Level: 4, Paragraphs: []string{}, Items: []string{"Validate configs.", "Canary every change.", "Nested item."}},
+		{Kind: casefile.SectionImpact, Heading: "Impact", Level: 4, Paragraphs: []string{"5% of requests failed."}, Items: []string{}},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("segment (-want +got):\n%s", diff)
+	}
+}
+
+func TestSegmentReadsPlainTextLineByLine(t *testing.T) {
+	got := sectionsOf(t, `<div class="update-body"><span class="whitespace-pre-wrap">**Timeline**
+12:17 PDT - Config pushed.
+- 12:19 PDT - Alert fired.
+
+Root cause:
+A zero connection limit.</span></div>`, "")
+	want := []casefile.Section{
+		{Kind: casefile.SectionTitle, Level: 1, Paragraphs: []string{}, Items: []string{}},
+		{Kind: casefile.SectionTimeline, Heading: "Timeline", Level: 2, Paragraphs: []string{"12:17 PDT - Config pushed."}, Items: []string{"12:19 PDT - Alert fired."}},
+		{Kind: casefile.SectionRootCause, Heading: "Root cause", Level: 2, Paragraphs: []string{"A zero connection limit."}, Items: []string{}},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("segment (-want +got):\n%s", diff)
+	}
+}
+
+func TestSegmentTreatsLayoutTablesAsContainers(t *testing.T) {
+	got := sectionsOf(t, `<table><tr><td><h3>1. 원인</h3><p>디스크 부족.</p></td></tr></table>
+<table><tr><th>Time</th><th>Event</th></tr><tr><td>03:20</td><td>Writes fail.</td></tr></table>`, "")
+	want := []casefile.Section{
+		{Kind: casefile.SectionTitle, Level: 1, Paragraphs: []string{}, Items: []string{}},
+		{Kind: casefile.SectionRootCause, Heading: "1. 원인", Level: 3, Paragraphs: []string{"디스크 부족."}, Items: []string{"03:20 | Writes fail."}},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("segment (-want +got):\n%s", diff)
+	}
+}
+
+func TestVerdictWeighsSignals(t *testing.T) {
+	u := func(s string) *url.URL { x, _ := url.Parse(s); return x }
+	zoned := func(n int) []casefile.Event {
+		var out []casefile.Event
+		for i := 0; i < n; i++ {
+			out = append(out, casefile.Event{Zone: "UTC"})
+		}
+		return out
+	}
+	headings := func(kinds ...casefile.SectionKind) []casefile.Section {
+		var out []casefile.Section
+		for _, k := range kinds {
+			out = append(out, casefile.Section{Kind: k, Heading: string(k)})
+		}
+		return out
+	}
+	body := strings.Repeat("Requests failed with errors while the database was unavailable. ", 10)
+	tests := []struct {
+		name string
+		ev   evidence
+		want bool
+	}{
+		{"a titled postmortem with headings and zoned times is one", evidence{
+			url: u("https://blog.example.com/postmortem-db"), title: "Postmortem: database outage",
+			sections: headings(casefile.SectionTimeline, casefile.SectionRootCause), events: zoned(4), text: body, paras: 10,
+		}, true},
+		{"an untitled write-up with canonical headings and times is one", evidence{
+			url: u("https://blog.example.com/what-broke"), title: "The flag that turned off logins",
+			sections: headings(casefile.SectionTimeline, casefile.SectionRootCause, casefile.SectionActionItems), events: zoned(5), text: body, paras: 10,
+		}, true},
+		{"a structured platform signal carries a bare page", evidence{
+			url: u("https://status.example.com/incidents/abc"), title: "Elevated errors",
+			signals: []signal{{3, "statuspage postmortem"}}, text: body, paras: 5,
+		}, true},
+		{"a postmortem template is not one", evidence{
+			url: u("https://vendor.example.com/blog/how-to-write-a-postmortem/"), title: "How to write a postmortem (free template)",
+			sections: headings(casefile.SectionTimeline, casefile.SectionRootCause, casefile.SectionImpact, casefile.SectionActionItems), events: zoned(5), text: body, paras: 10,
+		}, false},
+		{"a product announcement is not one", evidence{
+			url: u("https://blog.example.com/introducing-failover"), title: "Introducing regional failover",
+			sections: headings(casefile.SectionRootCause), events: zoned(1), text: body, paras: 8,
+		}, false},
+		{"a tag page of postmortems is not one", evidence{
+			url: u("https://blog.example.com/tags/postmortem/"), title: "postmortem",
+			text: body, paras: 10, links: 20, listPage: "a tag, category or archive address",
+		}, false},
+		{"scheduled maintenance is not one", evidence{
+			url: u("https://status.example.com/incidents/abc"), title: "Scheduled maintenance for the EU database",
+			events: zoned(3), text: body, paras: 3,
+		}, false},
+		{"an empty page is not one", evidence{
+			url: u("https://blog.example.com/incident-review-may"), title: "Blog", text: "Loading",
+		}, false},
+		{"a captcha interstitial is not one", evidence{
+			url: u("https://blog.example.com/postmortem"), title: "Just a moment...", text: body, paras: 3,
+			sections: headings(casefile.SectionTimeline), events: zoned(3),
+		}, false},
+		{"a Korean incident report is one", evidence{
+			url: u("http://tech.example.co.kr/view.php?no=1"), title: "[장애 보고] 7월 17일 결제 장애 경위",
+			sections: headings(casefile.SectionTimeline, casefile.SectionRootCause), events: zoned(3),
+			text: strings.Repeat("결제 장애가 있었습니다. 불편을 드려 죄송합니다. ", 10), paras: 5,
+		}, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := verdict(tt.ev)
+			if got.IsPostmortem != tt.want {
+				t.Errorf("IsPostmortem = %v (score %v, reasons %q), want %v", got.IsPostmortem, got.Score, got.Reasons, tt.want)
+			}
+			if len(got.Reasons) == 0 {
+				t.Error("no reasons given")
+			}
+		})
+	}
+}
+
+func TestExtraURLsNamesRelatedJSON(t *testing.T) {
+	tests := []struct {
+		name, page string
+		want       []string
+	}{
+		{"a Statuspage incident has both JSON forms", "https://www.githubstatus.com/incidents/x0ljvc9m1wxj",
+			[]string{"https://www.githubstatus.com/api/v2/incidents/x0ljvc9m1wxj.json", "https://www.githubstatus.com/incidents/x0ljvc9m1wxj.json"}},
+		{"an incident.io incident has the incidents list", "https://status.openai.com/incidents/01HPM30RW0GP1XF3A7QYFR6F0D",
+			[]string{"https://status.openai.com/api/v2/incidents.json"}},
+		{"a Discourse post URL has its topic JSON", "https://community.example.com/t/resolved-outage-27-10-2017/26296/95",
+			[]string{"https://community.example.com/t/resolved-outage-27-10-2017/26296.json"}},
+		{"a bare Discourse topic id has its JSON", "https://community.example.com/t/26296",
+			[]string{"https://community.example.com/t/26296.json"}},
+		{"a blog post has none", "https://blog.example.com/2021/04/02/outage/", nil},
+		{"a Wayback capture has none", "https://web.archive.org/web/20200101000000/https://status.example.com/incidents/x0ljvc9m1wxj", nil},
+		{"garbage has none", "::not a url", nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if diff := cmp.Diff(tt.want, ExtraURLs(tt.page)); diff != "" {
+				t.Errorf("ExtraURLs(%q) (-want +got):\n%s", tt.page, diff)
+			}
+		})
+	}
+}
+
+func TestSlugDateFindsTheIncidentDay(t *testing.T) {
+	tests := []struct{ url, want string }{
+		{"https://www.netlify.com/blog/2021/04/02/load-balancer-service-degradation-march-25-2021/", "2021-03-25"},
+		{"https://blog.example.com/2021/04/02/some-post/", "2021-04-02"},
+		{"https://community.monzo.com/t/resolved-outage-27-10-2017/26296/95", "2017-10-27"},
+		{"https://example.com/incidents/20210325-api-outage", "2021-03-25"},
+		{"https://example.com/posts/outage-on-14-may-2022", "2022-05-14"},
+		{"https://web.archive.org/web/20200101000000/https://example.com/2019/07/02/outage/", "2019-07-02"},
+		{"https://aws.amazon.com/message/101925/", ""},
+		{"https://example.com/2021/13/45/not-a-date/", ""},
+	}
+	for _, tt := range tests {
+		if got := slugDate(origURL(tt.url)); got != tt.want {
+			t.Errorf("slugDate(%q) = %q, want %q", tt.url, got, tt.want)
+		}
+	}
+}
+
+func TestPageRefusesWhatItCannotRead(t *testing.T) {
+	tests := []struct {
+		name        string
+		contentType string
+		body        []byte
+	}{
+		{"a PDF", "application/pdf", []byte("%PDF-1.7 ...")},
+		{"binary bytes served as HTML", "text/html", []byte("\x00\x01\x02binary\x00")},
+		{"an image", "", []byte("\x89PNG\r\n\x1a\n....")},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := Page(context.Background(), casefile.Page{URL: "https://example.com/x", ContentType: tt.contentType, Body: tt.body})
+			if !errors.Is(err, casefile.ErrInvalid) {
+				t.Errorf("Page error = %v, want ErrInvalid", err)
+			}
+		})
+	}
+}
+
+func TestPageStopsOnACancelledContext(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	_, err := Page(ctx, casefile.Page{URL: "https://example.com/x", Body: []byte("<p>x</p>")})
+	if !errors.Is(err, context.Canceled) {
+		t.Errorf("Page error = %v, want context.Canceled", err)
+	}
+}
+
+// TestFixturesReadAsTheirPlatform pins the facts that matter most per
+// fixture, beside the golden files.
+func TestFixturesReadAsTheirPlatform(t *testing.T) {
+	tests := []struct {
+		dir, platform string
+		postmortem    bool
+		language      string
+		firstEvent    string // earliest event instant, RFC 3339
+	}{
+		{"statuspage", PlatformStatuspage, true, "en", "2018-07-17T19:17:00Z"},
+		{"statuspage-maintenance", PlatformStatuspage, false, "en", "2024-03-01T07:00:00Z"},
+		{"incident-io", PlatformIncidentIO, true, "en", "2024-06-05T09:05:00Z"},
+		{"gcp-status", PlatformGCP, true, "en", "2020-12-10T02:31:00Z"},
+		{"gcp-status-old", PlatformGCPOld, true, "en", "2016-02-24T14:52:00Z"},
+		{"aws-summary", PlatformAWS, true, "en", "2020-11-25T13:15:00Z"},
+		{"azure-pir", PlatformAzure, true, "en", "2023-09-12T06:20:00Z"},
+		{"discourse", PlatformDiscourse, true, "en", "2017-10-27T09:02:00Z"},
+		{"github-availability", PlatformGitHubReport, true, "en", "2024-12-30T04:12:00Z"},
+		{"blog", PlatformBlog, true, "en", "2022-05-14T09:58:00Z"},
+		{"blog-ko", PlatformBlog, true, "ko", "2019-10-05T01:05:00Z"},
+		{"blog-announcement", PlatformBlog, false, "en", "2022-09-27T02:00:00Z"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.dir, func(t *testing.T) {
+			d, err := Page(context.Background(), mustLoadPage(t, filepath.Join("testdata", tt.dir)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d.Platform != tt.platform {
+				t.Errorf("Platform = %q, want %q", d.Platform, tt.platform)
+			}
+			if d.Postmortem.IsPostmortem != tt.postmortem {
+				t.Errorf("IsPostmortem = %v, want %v (reasons %q)", d.Postmortem.IsPostmortem, tt.postmortem, d.Postmortem.Reasons)
+			}
+			if d.Language != tt.language {
+				t.Errorf("Language = %q, want %q", d.Language, tt.language)
+			}
+			var first time.Time
+			for _, e := range d.Events {
+				if first.IsZero() || e.At.Before(first) {
+					first = e.At
+				}
+			}
+			if got := first.Format(time.RFC3339); got != tt.firstEvent {
+				t.Errorf("earliest event = %s, want %s", got, tt.firstEvent)
+			}
+		})
+	}
+}
+
+// timelineOf extracts a generic page and returns its events' instants and
+// stamps.
+func timelineOf(t *testing.T, pageURL, html string) []string {
+	t.Helper()
+	d, err := Page(context.Background(), casefile.Page{URL: pageURL, ContentType: "text/html", Body: []byte(html)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, e := range d.Events {
+		out = append(out, e.At.Format("2006-01-02T15:04")+" "+e.Zone+" "+e.Stamp)
+	}
+	return out
+}
+
+func TestTimelineInheritsDatesAndZonesAndRollsOverMidnight(t *testing.T) {
+	page := `<html><head><title>Postmortem: DNS failures</title><meta property="article:published_time" content="2024-02-15T09:00:00Z"></head><body><article>
+<h1>Postmortem: DNS failures</h1>
+<p>The incident began late on Sunday 11 February 2024 and ended early on Monday 12 February. All times are UTC.</p>
+<h2>Timeline</h2>
+<ul>
+<li>23:38 – Resolvers start failing.</li>
+<li>23:44 – The synthetic check pages the on-call engineer.</li>
+<li>00:09 – The change is reverted.</li>
+<li>01:15 – Error rates are back to normal. We will post another update by 02:00.</li>
+</ul>
+<h2>Action items</h2>
+<ul><li>Move the maintenance window to 04:00.</li></ul>
+<p>` + strings.Repeat("Resolution failed for many clients during the outage. ", 8) + `</p>
+</article></body></html>`
+	got := timelineOf(t, "https://blog.example.com/postmortem-dns/", page)
+	want := []string{
+		"2024-02-11T23:38 UTC 23:38",
+		"2024-02-11T23:44 UTC 23:44",
+		"2024-02-12T00:09 UTC 00:09",
+		"2024-02-12T01:15 UTC 01:15",
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("events (-want +got):\n%s", diff)
+	}
+}
+
+func TestTimelineCarriesAZoneWrittenOnce(t *testing.T) {
+	page := `<html><head><title>Summary of the Example Service Event</title></head><body><main>
+<h1>Summary of the Example Service Event</h1>
+<p>The event started at 11:48 PM PDT on October 19, 2025. By 12:38 AM engineers had found the cause, and at 2:20 PM the service was fully recovered.</p>
+<p>` + strings.Repeat("Requests failed with errors for many customers. ", 8) + `</p>
+</main></body></html>`
+	got := timelineOf(t, "https://blog.example.com/summary/", page)
+	want := []string{
+		"2025-10-20T06:48 PDT 11:48 PM PDT on October 19, 2025",
+		"2025-10-20T07:38 PDT 12:38 AM",
+		"2025-10-20T21:20 PDT 2:20 PM",
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("events (-want +got):\n%s", diff)
+	}
+}
+
+func TestSentenceSpansKeepAbbreviationsAndMeridiems(t *testing.T) {
+	text := "At 9:00 a.m. PST the deploy began. It failed at 9:05 a.m. The U.S. region recovered."
+	spans := sentenceSpans(text, false)
+	var got []string
+	for _, s := range spans {
+		got = append(got, text[s[0]:s[1]])
+	}
+	want := []string{"At 9:00 a.m. PST the deploy began.", "It failed at 9:05 a.m.", "The U.S. region recovered."}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("sentences (-want +got):\n%s", diff)
+	}
+}
