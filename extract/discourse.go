@@ -17,11 +17,12 @@ import (
 // discourseSel are the selectors of a Discourse topic's server-rendered
 // (crawler) view, pinned by testdata/discourse.
 var discourseSel = struct {
-	posts, body, author, time, position, title, generator cascadia.Selector
+	posts, body, author, creator, time, position, title, generator cascadia.Selector
 }{
 	posts:     cascadia.MustCompile(".topic-body.crawler-post, div.crawler-post, [itemtype$='DiscussionForumPosting'].topic-body"),
 	body:      cascadia.MustCompile(".post[itemprop], [itemprop='text'], [itemprop='articleBody'], .post"),
-	author:    cascadia.MustCompile(".creator [itemprop='name'], [itemprop='author'] [itemprop='name'], .creator"),
+	author:    cascadia.MustCompile(".creator [itemprop='name'], [itemprop='author'] [itemprop='name']"),
+	creator:   cascadia.MustCompile(".creator"),
 	time:      cascadia.MustCompile("time[datetime], [itemprop='datePublished']"),
 	position:  cascadia.MustCompile("[itemprop='position']"),
 	title:     cascadia.MustCompile("#topic-title h1, #topic-title a, h1"),
@@ -104,6 +105,9 @@ func readDiscourse(pg *page) (reading, bool) {
 			return
 		}
 		p.author = collapse(s.FindMatcher(discourseSel.author).First().Text())
+		if p.author == "" {
+			p.author = collapse(s.FindMatcher(discourseSel.creator).First().Text())
+		}
 		if t := s.FindMatcher(discourseSel.time).First(); t.Length() > 0 {
 			p.created = parseRFC3339(t.AttrOr("datetime", t.AttrOr("content", "")))
 		}

@@ -3,16 +3,30 @@
 // with zone-aware instants, the links it cites, the facts about the page that
 // drafting needs, and the verdict on whether it is a postmortem at all.
 //
-// The page is parsed once with goquery. Fixed templates (Atlassian
-// Statuspage, Google Cloud's status dashboards, AWS post-event summaries,
-// Discourse topics) are read with CSS selectors; every other page goes
-// through go-trafilatura for its main content and go-htmldate for its
-// publication date, both on the same parsed tree. Time expressions are read
-// by package normalize; this package decides which declaration (line,
-// table row, section, page, source) each expression inherits its date and
-// zone from.
+// The page is parsed once with goquery. Fixed templates are read with CSS
+// selectors kept in one table per template (statuspageSel, gcpSel, awsSel,
+// azureSel, discourseSel, incidentIOSel), pinned by the fixtures under
+// testdata: Atlassian Statuspage incidents (with the incident JSON from
+// Page.Extra), incident.io status pages, Google Cloud's status dashboards
+// old and new, AWS post-event summaries, Azure post-incident reviews and
+// Discourse topics. Every other page goes through go-trafilatura for its
+// main content and go-htmldate for its publication date, both on the same
+// parsed tree; GitHub availability reports are such pages with their
+// incident headings marked.
 //
-// extract does no I/O: related resources (a Statuspage incident's JSON, a
-// Discourse topic's JSON) reach it in casefile.Page.Extra, fetched by the
-// caller from the addresses ExtraURLs names.
+// Time expressions are read by package normalize. This package decides what
+// each one inherits when it lacks a date or a zone: earlier in the same
+// line, its update row, what the text before it declared or wrote (carried
+// forward, so that "11:48 PM PDT on October 19 … 12:38 AM" stays in PDT),
+// then the page (a declared zone, the one zone the page writes, the
+// incident's day from the title, lead, slug or publication), then the
+// source (a status page's time zone; Korea time for Korean pages that
+// declare none). A clock time that falls half a day before the last one
+// read has passed midnight. Year-less dates take the page's year, one less
+// when they would fall after its publication. Promised times ("an update by
+// 12:10"), schedules ("every day at 4 AM"), bylines and action-item lists
+// give no events.
+//
+// extract does no I/O: related resources reach it in casefile.Page.Extra,
+// fetched by the caller from the addresses ExtraURLs names.
 package extract

@@ -218,7 +218,8 @@ func (w *walker) addPara(t string) {
 }
 
 func (w *walker) heading(level int, text string, pseudo bool) {
-	text = strings.TrimSpace(strings.TrimRight(strings.TrimSpace(text), ":："))
+	// Permalink anchors ("Summary #", "Timeline ¶") and a label's colon go.
+	text = strings.TrimSpace(strings.TrimRight(strings.TrimSpace(text), "#¶§🔗:： "))
 	if text == "" {
 		return
 	}

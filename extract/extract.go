@@ -234,13 +234,17 @@ func assemble(pg *page, r reading) casefile.Document {
 			}
 		}
 	}
+	d.Zone = env.zoneName
+	if env.zone == nil {
+		// No declaration: the one zone the page writes, if it writes one.
+		env.zone, env.zoneName = writtenZone(r.blocks)
+	}
 	if env.date.IsZero() {
 		env = incidentDay(env, d.Title, r.blocks, d.SlugDate, d.Published)
 	}
 	if env.year == 0 {
 		env.year = env.refYear
 	}
-	d.Zone = env.zoneName
 	texts := make([]string, 0, len(r.blocks)+1)
 	texts = append(texts, d.Title)
 	paras := 0
@@ -270,11 +274,40 @@ func assemble(pg *page, r reading) casefile.Document {
 			synthetic[b.text] = true
 		}
 	}
-	d.Postmortem = verdict(evidence{synthetic: synthetic, 
+	d.Postmortem = verdict(evidence{synthetic: synthetic,
 		url: pg.orig, title: d.Title, signals: r.signals, sections: d.Sections, events: d.Events,
 		text: strings.Join(texts[1:], "\n"), paras: paras, links: len(d.Links), listPage: r.listPage,
 	})
 	return d
+}
+
+// writtenZone returns the zone a page writes on its time stamps when it
+// writes only one ("7:15am PT … 8:02am PT"): times it gives without a zone
+// ("from 7:15am to 8:31am Pacific time") are in that zone too.
+func writtenZone(blocks []block) (*time.Location, string) {
+	name := ""
+	var loc *time.Location
+	for _, b := range blocks {
+		if b.noScan || b.at != nil {
+			continue
+		}
+		for _, s := range normalize.ScanTimes(b.text, normalize.TimeContext{}) {
+			if !s.ZoneWritten || !s.ZoneKnown {
+				continue
+			}
+			switch {
+			case name == "":
+				l, ok := normalize.LookupZone(s.ZoneName, s.At)
+				if !ok {
+					return nil, ""
+				}
+				name, loc = s.ZoneName, l
+			case !strings.EqualFold(name, s.ZoneName):
+				return nil, "" // several zones: none is the page's
+			}
+		}
+	}
+	return loc, name
 }
 
 // incidentDay picks the day a time without a date falls on: a date the

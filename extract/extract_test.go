@@ -404,3 +404,62 @@ func TestSentenceSpansKeepAbbreviationsAndMeridiems(t *testing.T) {
 		t.Errorf("sentences (-want +got):\n%s", diff)
 	}
 }
+
+func TestDiscourseReadsTheCrawlerViewWithoutJSON(t *testing.T) {
+	p := mustLoadPage(t, filepath.Join("testdata", "discourse"))
+	withJSON, err := Page(context.Background(), p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.Extra = nil
+	htmlOnly, err := Page(context.Background(), p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(withJSON.Events, htmlOnly.Events); diff != "" {
+		t.Errorf("events from HTML differ from events from JSON (-json +html):\n%s", diff)
+	}
+	if diff := cmp.Diff(withJSON.Sections, htmlOnly.Sections); diff != "" {
+		t.Errorf("sections from HTML differ from sections from JSON (-json +html):\n%s", diff)
+	}
+}
+
+func TestPageReadsAWaybackCaptureAsItsOriginal(t *testing.T) {
+	p := mustLoadPage(t, filepath.Join("testdata", "statuspage"))
+	p.URL = "https://web.archive.org/web/20180721000000/https://status.quillnote.example/incidents/x0ljvc9m1wxj"
+	p.Body = []byte(strings.Replace(string(p.Body), `href="https://github.com/quillnote/sync-gateway/issues/4821"`,
+		`href="/web/20180721000000/https://github.com/quillnote/sync-gateway/issues/4821"`, 1))
+	d, err := Page(context.Background(), p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.Platform != PlatformStatuspage || d.Host != "status.quillnote.example" {
+		t.Errorf("Platform, Host = %q, %q, want statuspage on status.quillnote.example", d.Platform, d.Host)
+	}
+	if want := "https://status.quillnote.example/incidents/x0ljvc9m1wxj"; d.URL != want {
+		t.Errorf("URL = %q, want %q", d.URL, want)
+	}
+	if diff := cmp.Diff([]string{"https://github.com/quillnote/sync-gateway/issues/4821"}, d.Links); diff != "" {
+		t.Errorf("Links (-want +got):\n%s", diff)
+	}
+}
+
+func TestStatuspageDatesStampsWithoutYearByTheFetch(t *testing.T) {
+	page := `<div class="incident-name">Slow API</div><div class="incident-updates-container">
+<div class="row update-row"><div class="update-title">Resolved</div><div class="update-container"><div class="update-body"><span class="whitespace-pre-wrap">Latency is back to normal since 13:40.</span></div>
+<div class="update-timestamp">Posted <span class="ago"></span>Dec <var data-var="date">30</var> - <var data-var="time">13:51</var> UTC</div></div></div></div>`
+	p := casefile.Page{URL: "https://status.example.com/incidents/abcdefghijkl", ContentType: "text/html", Body: []byte(page),
+		FetchedAt: time.Date(2025, 1, 3, 8, 0, 0, 0, time.UTC)}
+	d, err := Page(context.Background(), p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, e := range d.Events {
+		got = append(got, e.At.Format(time.RFC3339)+" "+e.Status)
+	}
+	want := []string{"2024-12-30T13:51:00Z resolved", "2024-12-30T13:40:00Z "}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("events (-want +got):\n%s", diff)
+	}
+}

@@ -69,8 +69,8 @@ func readGeneric(pg *page, platform string) (reading, error) {
 	}
 	w.flush()
 	r.blocks, r.links = dropTail(w.blocks), w.links
-	if meta := pg.meta["og:site_name"]; meta != "" {
-		r.siteName = meta
+	if name := siteName(pg.meta, pg.publisher); name != "" {
+		r.siteName = name
 	}
 	r.listPage = listOfPosts(pg)
 	switch platform {

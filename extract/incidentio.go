@@ -18,14 +18,12 @@ var incidentIOPath = regexp.MustCompile(`^/incidents/([0-9A-HJKMNP-TV-Z]{26})/?$
 // list, and the "Updates" list whose entries hold a status label, a
 // <time datetime> and the body.
 var incidentIOSel = struct {
-	title, lists, updates, time, body, headings cascadia.Selector
+	title, lists, time, body cascadia.Selector
 }{
-	title:    cascadia.MustCompile("main h1, h1"),
-	lists:    cascadia.MustCompile("ul, ol"),
-	updates:  cascadia.MustCompile("li"),
-	time:     cascadia.MustCompile("time[datetime]"),
-	body:     cascadia.MustCompile(".prose, [class*='update-body'], [class*='message']"),
-	headings: cascadia.MustCompile("h2, h3"),
+	title: cascadia.MustCompile("main h1, h1"),
+	lists: cascadia.MustCompile("ul, ol"),
+	time:  cascadia.MustCompile("time[datetime]"),
+	body:  cascadia.MustCompile(".prose, [class*='update-body'], [class*='message']"),
 }
 
 // isIncidentIO reports a status page hosted by incident.io: incidents are
@@ -74,8 +72,8 @@ func readIncidentIO(pg *page) (reading, bool) {
 			case tm.Length() > 0:
 				updates = append(updates, incidentIORow(c, tm.Nodes[0], w))
 			case strings.Contains(label, "affected") || strings.Contains(label, "component"):
-				if t := collapse(inlineText(c, nil)); t != "" {
-					components = append(components, strings.Join(cellTexts(c), ": "))
+				if cells := cellTexts(c); len(cells) > 0 {
+					components = append(components, strings.Join(cells, ": "))
 				}
 			}
 		}

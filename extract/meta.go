@@ -235,12 +235,37 @@ func jsonLDNames(doc *goquery.Document) (publisher, headline string) {
 	return publisher, headline
 }
 
-// siteName is the site owner as the page names it.
+// hostingPlatforms are site names of blog hosts, not of the owner of the
+// blog: Medium's og:site_name is "Medium" on every publication.
+var hostingPlatforms = map[string]bool{
+	"medium": true, "substack": true, "tistory": true, "wordpress": true, "wordpress.com": true,
+	"blogger": true, "blogspot": true, "ghost": true, "hashnode": true, "dev community": true,
+	"dev.to": true, "velog": true, "naver blog": true, "네이버 블로그": true, "brunch": true,
+	"브런치": true, "notion": true, "linkedin": true, "github": true, "tumblr": true,
+}
+
+// siteName is the site owner as the page names it: og:site_name or the
+// application name, else the JSON-LD publisher; a blog host's own name
+// ("Medium") gives way to the publisher, then to the twitter:site handle.
 func siteName(meta map[string]string, publisher string) string {
 	for _, k := range []string{"og:site_name", "application-name", "apple-mobile-web-app-title"} {
-		if v := meta[k]; v != "" {
+		v := meta[k]
+		if v == "" {
+			continue
+		}
+		if !hostingPlatforms[strings.ToLower(v)] {
 			return v
 		}
+		if publisher != "" && !hostingPlatforms[strings.ToLower(publisher)] {
+			return publisher
+		}
+		if h := strings.TrimPrefix(meta["twitter:site"], "@"); h != "" && !hostingPlatforms[strings.ToLower(h)] {
+			return h
+		}
+		return v
+	}
+	if hostingPlatforms[strings.ToLower(publisher)] {
+		return ""
 	}
 	return publisher
 }

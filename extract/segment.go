@@ -20,21 +20,23 @@ type kindPattern struct {
 // have no word boundaries: "후속 조치" (follow-up actions) must be tried
 // before "조치" (remediation).
 var kindPatterns = []kindPattern{
-	{casefile.SectionTimeline, regexp.MustCompile(`(?i)\btime ?lines?\b|\bchronolog|\bsequence of events\b|\bwhat happened\b|\bincident (?:log|history)\b|\bevent log\b|타임라인|경과|경위|시간대별|진행 상황|발생 및 조치 내역`)},
-	{casefile.SectionTrigger, regexp.MustCompile(`(?i)\btrigger(?:s|ed|ing)?\b|촉발|발단`)},
-	{casefile.SectionRootCause, regexp.MustCompile(`(?i)\broot[- ]?causes?\b|\bcause[sd]?\b|\bwhy\b|\bcontributing factors?\b|\bwhat went wrong\b|\btechnical (?:details|analysis)\b|\bRCA\b|원인|발생 이유`)},
-	{casefile.SectionActionItems, regexp.MustCompile(`(?i)\baction items?\b|\bfollow[- ]?ups?\b|\bnext steps?\b|\bprevent(?:ion|ive|ing)?\b|\bwhat we(?:'re| are|’re|'ve| have|’ve| will be| will)? ?(?:doing|changing|changed|change|improving|improved|fixing|fixed|learned and changing)\b|\bchanges we(?:'re| are|’re)? mak|\bwhat(?:'s| is)? changing\b|\bwhat(?:'s| is) next\b|\bgoing forward\b|\bfuture (?:work|plans?|improvements?)\b|\bimprovements?\b|\bless likely\b|\bcorrective actions?\b|\blooking ahead\b|\bmoving forward\b|후속|재발 ?방지|향후|개선|예방`)},
-	{casefile.SectionRemediation, regexp.MustCompile(`(?i)\bremediation\b|\bmitigat(?:ion|ed|ing)\b|\bresolution\b|\bresolved?\b|\brecover(?:y|ed|ing)?\b|\bfix(?:es|ed)?\b|\bhow (?:did )?we respond(?:ed)?\b|\bour response\b|\bresponse\b|\brestor(?:ation|ed|ing)\b|조치|복구|대응|해결|복원`)},
-	{casefile.SectionDetection, regexp.MustCompile(`(?i)\bdetect(?:ion|ed|ing)?\b|\balert(?:s|ing)?\b|\bhow we (?:found|noticed)\b|\bdiscovery\b|감지|탐지|인지|발견`)},
-	{casefile.SectionImpact, regexp.MustCompile(`(?i)\bimpact(?:s|ed)?\b|\baffected\b|\bscope\b|\bblast radius\b|\bcustomer experience\b|\buser experience\b|영향|피해`)},
-	{casefile.SectionSymptoms, regexp.MustCompile(`(?i)\bsymptoms?\b|증상|현상`)},
-	{casefile.SectionLessons, regexp.MustCompile(`(?i)\blessons?\b|\blearn(?:ed|ings?|t)\b|\btakeaways?\b|\bwhat went (?:well|right)\b|\breflections?\b|교훈|배운 ?점|회고`)},
-	{casefile.SectionSummary, regexp.MustCompile(`(?i)\bsummary\b|\boverview\b|\bintroduction\b|\bbackground\b|\btl;? ?dr\b|\bexecutive\b|\bincident (?:report|description|details)\b|\bdescription\b|\babout (?:the|this) incident\b|\bcontext\b|요약|개요|배경|개괄|소개`)},
+	{casefile.SectionTimeline, regexp.MustCompile(`\btime ?lines?\b|\bchronolog|\bsequence of events\b|\bwhat happened\b|\bincident (?:log|history)\b|\bevent log\b|타임라인|경과|경위|시간대별|진행 상황|발생 및 조치 내역`)},
+	{casefile.SectionTrigger, regexp.MustCompile(`\btrigger(?:s|ed|ing)?\b|촉발|발단`)},
+	{casefile.SectionRootCause, regexp.MustCompile(`\broot[- ]?causes?\b|\bcause[sd]?\b|\bwhy\b|\bcontributing factors?\b|\bwhat went wrong\b|\btechnical (?:details|analysis)\b|\brca\b|원인|발생 이유`)},
+	{casefile.SectionActionItems, regexp.MustCompile(`\baction items?\b|\bfollow[- ]?ups?\b|\bnext steps?\b|\bprevent(?:ion|ive|ing)?\b|\bwhat we(?:'re| are|’re|'ve| have|’ve| will be| will)? ?(?:doing|changing|changed|change|improving|improved|fixing|fixed|learned and changing)\b|\bchanges we(?:'re| are|’re)? mak|\bwhat(?:'s| is)? changing\b|\bwhat(?:'s| is) next\b|\bgoing forward\b|\bfuture (?:work|plans?|improvements?)\b|\bimprovements?\b|\bless likely\b|\bcorrective actions?\b|\blooking ahead\b|\bmoving forward\b|후속|재발 ?방지|향후|개선|예방`)},
+	{casefile.SectionRemediation, regexp.MustCompile(`\bremediation\b|\bmitigat(?:ion|ed|ing)\b|\bresolution\b|\bresolved?\b|\brecover(?:y|ed|ing)?\b|\bfix(?:es|ed)?\b|\bhow (?:did )?we respond(?:ed)?\b|\bour response\b|\bresponse\b|\brestor(?:ation|ed|ing)\b|조치|복구|대응|해결|복원`)},
+	{casefile.SectionDetection, regexp.MustCompile(`\bdetect(?:ion|ed|ing)?\b|\balert(?:s|ing)?\b|\bhow we (?:found|noticed)\b|\bdiscovery\b|감지|탐지|인지|발견`)},
+	{casefile.SectionImpact, regexp.MustCompile(`\bimpact(?:s|ed)?\b|\baffected\b|\bscope\b|\bblast radius\b|\bcustomer experience\b|\buser experience\b|영향|피해`)},
+	{casefile.SectionSymptoms, regexp.MustCompile(`\bsymptoms?\b|증상|현상`)},
+	{casefile.SectionLessons, regexp.MustCompile(`\blessons?\b|\blearn(?:ed|ings?|t)\b|\btakeaways?\b|\bwhat went (?:well|right)\b|\breflections?\b|교훈|배운 ?점|회고`)},
+	{casefile.SectionSummary, regexp.MustCompile(`\bsummary\b|\boverview\b|\bintroduction\b|\bbackground\b|\btl;? ?dr\b|\bexecutive\b|\bincident (?:report|description|details)\b|\bdescription\b|\babout (?:the|this) incident\b|\bcontext\b|요약|개요|배경|개괄|소개`)},
 }
 
 // classify maps a heading to its canonical kind, or SectionOther.
 func classify(heading string) casefile.SectionKind {
-	h := strings.TrimSpace(heading)
+	// The patterns are lower case: folding case once is cheaper than
+	// case-insensitive matching.
+	h := strings.ToLower(strings.TrimSpace(heading))
 	if h == "" {
 		return casefile.SectionOther
 	}
@@ -58,7 +60,7 @@ func segment(blocks []block, title string) ([]casefile.Section, []casefile.Secti
 		kind  casefile.SectionKind
 	}
 	var stack []open
-	cur := -1 // index into sections of the section being filled; -1: none yet
+	cur := -1  // index into sections of the section being filled; -1: none yet
 	lead := -1 // index of the untitled lead section
 	titleSeen := title == ""
 	normTitle := strings.ToLower(oneLine(title))

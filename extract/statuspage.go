@@ -17,7 +17,7 @@ import (
 // statuspageSel are the selectors of an Atlassian Statuspage incident page,
 // pinned by testdata/statuspage.
 var statuspageSel = struct {
-	name, updates, title, body, stamp, unix, ago, affected cascadia.Selector
+	name, updates, title, body, stamp, unix, affected cascadia.Selector
 }{
 	name:     cascadia.MustCompile(".incident-name"),
 	updates:  cascadia.MustCompile(".incident-updates-container .update-row, .incident-updates-container .row.update-row"),
@@ -25,7 +25,6 @@ var statuspageSel = struct {
 	body:     cascadia.MustCompile(".update-body"),
 	stamp:    cascadia.MustCompile(".update-timestamp"),
 	unix:     cascadia.MustCompile("[data-datetime-unix]"),
-	ago:      cascadia.MustCompile(".ago"),
 	affected: cascadia.MustCompile(".components-affected"),
 }
 
@@ -196,7 +195,7 @@ func readStatuspage(pg *page) (reading, bool) {
 	w := newWalker(pg.fetched)
 	var updates []spRow
 	rows.Each(func(_ int, s *goquery.Selection) {
-		updates = append(updates, statuspageRow(s, w, &r.env))
+		updates = append(updates, statuspageRow(s, w, &r.env, pg.p.FetchedAt))
 	})
 	affected := collapse(pg.doc.FindMatcher(statuspageSel.affected).First().Text())
 	layoutStatus(&r, updates, inc, w, affected, nil)
@@ -441,7 +440,7 @@ func derefTime(t *time.Time) time.Time {
 // statuspageRow reads one update row: its label, body blocks and stamp.
 // The instant comes from data-datetime-unix (milliseconds); the written
 // stamp gives the zone, and the instant when the attribute is missing.
-func statuspageRow(s *goquery.Selection, w *walker, env *timeEnv) spRow {
+func statuspageRow(s *goquery.Selection, w *walker, env *timeEnv, fetched time.Time) spRow {
 	row := spRow{status: strings.ToLower(collapse(s.FindMatcher(statuspageSel.title).First().Text()))}
 	row.postmortem = row.status == "postmortem"
 	if body := s.FindMatcher(statuspageSel.body).First(); body.Length() > 0 {
@@ -476,8 +475,13 @@ func statuspageRow(s *goquery.Selection, w *walker, env *timeEnv) spRow {
 		}
 	}
 	ctx := env.ctx()
-	if row.at != nil {
+	switch {
+	case row.at != nil:
 		ctx.Year = row.at.Year()
+	case ctx.Date.IsZero() && !fetched.IsZero():
+		// Stamps of the current year are written without it: the fetch
+		// date dates them (a year back when they would fall after it).
+		ctx.Date = time.Date(fetched.Year(), fetched.Month(), fetched.Day(), 0, 0, 0, 0, time.UTC)
 	}
 	if st, ok := normalize.ParseTime(stamp, ctx); ok {
 		if st.ZoneKnown {

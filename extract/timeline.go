@@ -220,7 +220,13 @@ func byline(text string) bool {
 // rather than reports.
 func promised(text string, start int) bool {
 	from := max(start-60, 0)
-	return promise.MatchString(text[from:start])
+	before := strings.ToLower(text[from:start])
+	for _, k := range []string{"update", "information", "details", "report", "news", "check back", "every", "daily", "nightly", "each", "매일"} {
+		if strings.Contains(before, k) {
+			return promise.MatchString(before)
+		}
+	}
+	return false
 }
 
 // statedDurations reads the durations the blocks state in words, with their
@@ -231,6 +237,9 @@ func statedDurations(blocks []block) []casefile.StatedDuration {
 	seen := map[casefile.StatedDuration]bool{}
 	for _, b := range blocks {
 		if b.noScan {
+			continue
+		}
+		if !durationWords(b.text) {
 			continue
 		}
 		var sentences [][2]int
@@ -351,4 +360,16 @@ func clip(s string) string {
 		cut = cut[:i]
 	}
 	return cut + "…"
+}
+
+// durationWords reports text that may state a duration: a unit word. It
+// spares the duration scanner most paragraphs.
+func durationWords(text string) bool {
+	lower := strings.ToLower(text)
+	for _, u := range []string{"min", "hour", "hr", "sec", "day", "week", "분", "시간", "초", "일"} {
+		if strings.Contains(lower, u) {
+			return true
+		}
+	}
+	return false
 }

@@ -109,14 +109,17 @@ func verdict(ev evidence) casefile.Verdict {
 	if zoned >= 3 {
 		add(1, strconv.Itoa(zoned)+" times with a zone")
 	}
-	if ranged || reBetween.MatchString(ev.text) {
+	// The regular expressions run only on the lines that hold their key
+	// words: over a whole page they cost more than the rest of the verdict.
+	lower := strings.ToLower(ev.text)
+	if ranged || anyLine(lower, []string{"between", "from"}, reBetween) {
 		add(0.5, `a "between X and Y" range`)
 	}
-	if reApology.MatchString(ev.text) {
+	if anyLine(lower, []string{"apolog", "sorry", "사과", "죄송", "불편을"}, reApology) {
 		add(0.5, "an apology")
 	}
 	runes := utf8.RuneCountInString(ev.text)
-	if reIncidentWords.MatchString(ev.text) || reIncidentWords.MatchString(title) {
+	if anyLine(lower, incidentWords, reIncidentWords) || reIncidentWords.MatchString(title) {
 		add(0.5, "incident vocabulary")
 	} else if runes > 0 {
 		add(-1, "no incident vocabulary")
@@ -165,4 +168,29 @@ func formatWeight(w float64) string {
 		s = "+" + s
 	}
 	return s
+}
+
+// incidentWords are the stems reIncidentWords looks for.
+var incidentWords = []string{"outage", "incident", "downtime", "disruption", "degrad", "unavailab", "error", "fail", "broke", "went down", "rolled back", "reverted", "장애", "중단", "오류", "지연"}
+
+// anyLine reports whether re matches a line of text (lower-cased) that
+// holds one of the key words.
+func anyLine(text string, keys []string, re *regexp.Regexp) bool {
+	for len(text) > 0 {
+		line := text
+		if i := strings.IndexByte(text, '\n'); i >= 0 {
+			line, text = text[:i], text[i+1:]
+		} else {
+			text = ""
+		}
+		for _, k := range keys {
+			if strings.Contains(line, k) {
+				if re.MatchString(line) {
+					return true
+				}
+				break
+			}
+		}
+	}
+	return false
 }

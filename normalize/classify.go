@@ -3,6 +3,7 @@ package normalize
 import (
 	"cmp"
 	"regexp"
+	"regexp/syntax"
 	"slices"
 	"strconv"
 	"strings"
@@ -61,12 +62,82 @@ type classTerm struct {
 	elseSlug string
 	// negatable terms are skipped after "not", "no", "ruled out" ...
 	negatable bool
+	// literals are lower-case strings one of which every match contains;
+	// a sentence holding none of them is not searched (nil: always search).
+	literals []string
+}
+
+// mayMatch reports whether a lower-cased sentence can hold a match of t.
+func (t classTerm) mayMatch(lower string) bool {
+	if t.literals == nil {
+		return true
+	}
+	for _, l := range t.literals {
+		if strings.Contains(lower, l) {
+			return true
+		}
+	}
+	return false
+}
+
+// requiredLiterals returns lower-case strings one of which every match of
+// the pattern contains, or nil when it cannot tell. It reads the parsed
+// pattern: a literal is required by itself, a concatenation requires what
+// its most telling part requires, an alternation one of what each branch
+// requires.
+func requiredLiterals(pattern string) []string {
+	re, err := syntax.Parse(pattern, syntax.Perl)
+	if err != nil {
+		return nil
+	}
+	return literalsOf(re.Simplify())
+}
+
+func literalsOf(re *syntax.Regexp) []string {
+	switch re.Op {
+	case syntax.OpLiteral:
+		return []string{strings.ToLower(string(re.Rune))}
+	case syntax.OpCapture, syntax.OpPlus:
+		return literalsOf(re.Sub[0])
+	case syntax.OpRepeat:
+		if re.Min >= 1 {
+			return literalsOf(re.Sub[0])
+		}
+	case syntax.OpAlternate:
+		var out []string
+		for _, sub := range re.Sub {
+			l := literalsOf(sub)
+			if l == nil {
+				return nil
+			}
+			out = append(out, l...)
+		}
+		return out
+	case syntax.OpConcat:
+		var best []string
+		bestLen := 0
+		for _, sub := range re.Sub {
+			l := literalsOf(sub)
+			if l == nil {
+				continue
+			}
+			shortest := len(l[0])
+			for _, x := range l {
+				shortest = min(shortest, len(x))
+			}
+			if shortest > bestLen {
+				best, bestLen = l, shortest
+			}
+		}
+		return best
+	}
+	return nil
 }
 
 // ct compiles a dictionary entry. Patterns are case-insensitive; they mark
 // their own word boundaries so that Korean terms can match inside words.
 func ct(slug, pattern string, opts ...string) classTerm {
-	t := classTerm{slug: slug, re: regexp.MustCompile(`(?i)` + pattern)}
+	t := classTerm{slug: slug, re: regexp.MustCompile(`(?i)` + pattern), literals: requiredLiterals(`(?i)` + pattern)}
 	for _, o := range opts {
 		switch {
 		case o == "generic":
@@ -154,11 +225,12 @@ var componentTerms = []classTerm{
 	ct("ingress-controller", `\bingress(?:-nginx| controllers?| resources?)\b|\bTraefik\b`),
 	ct("container-runtime", `\bcontainerd\b|\bcontainer runtime\b|\bdocker daemon\b|\bdockerd\b|\bcri-o\b`),
 	ct("cloud-load-balancer", `\b(?:TCP|HTTP\(?S?\)?|HTTPS|SSL|network|application|internal|external|global|regional|zonal|L4|L7|layer ?[247])?\s*load[- ]balanc(?:er|ers|ing)\b|로드 ?밸런서`, "needs:cloud", "else:load-balancer"),
-	ct("cloud-load-balancer", `\bELB\b|\bALB\b|\bNLB\b|\bGFE\b|\bGoogle Front End|\bCloud Load Balanc\w+|\bFront Door\b|\bTraffic Manager\b`),
+	ct("cloud-load-balancer", `\bELB\b|\bALB\b|\bNLB\b|\bGFE\b|\bGoogle Front End|\bCloud Load Balanc\w+|\bFront Door\b|\bTraffic Manager\b|\bApplication Gateway\b`),
+	ct("cloud-load-balancer", `\bbackend pools?\b|\btarget groups?\b|\bbackend services?\b`, "needs:cloud"),
 	ct("haproxy", `\bhaproxy\b`),
 	ct("nginx", `\bnginx\b`),
 	ct("systemd-networkd", `\bsystemd-networkd\b`),
-	ct("network-control-plane", `\bnetwork control plane\b|\bnetwork(?:ing)? (?:programming|configuration system|config pipeline)|\bsoftware[- ]defined network\w*|\bSDN\b|\bprogram(?:s|med|ming)? (?:changes )?into the network|네트워크 제어 평면`),
+	ct("network-control-plane", `\bnetwork control plane\b|\b(?:forwarding|routing) tables?\b|\badjacenc(?:y|ies)\b|\btraffic engineering\b|\bWAN routers?\b|\bnetwork(?:ing)? (?:programming|configuration system|config pipeline)|\bsoftware[- ]defined network\w*|\bSDN\b|\bprogram(?:s|med|ming)? (?:changes )?into the network|네트워크 제어 평면`),
 	ct("dns", `\bDNS\b|\bnameservers?\b|\bname servers?\b|\bresolvers?\b|\bRoute ?53\b|\bLiveDNS\b`),
 	ct("bgp", `\bBGP\b|\broute (?:leak|announcement|advertisement)s?\b|\bwithdr[ae]w\w* (?:the |our )?routes?|\bannounc\w+ (?:the |our )?(?:routes?|prefixes)|\banycast\b`),
 	ct("cdn", `\bCDN\b|\bcontent delivery network\b|\bCloudFront\b|\b(?:the|our) edge\b|\bedge (?:network|machines?|servers?|proxy|proxies|locations?|nodes?|caches?)\b`),
@@ -186,7 +258,7 @@ var componentTerms = []classTerm{
 	ct("authentication", `\bauthenticat\w+ (?:service|system|servers?|provider)|\bidentity provider|\bSSO\b|\bOAuth\b|\bIAM\b|\blogin service\b`),
 	ct("secrets-management", `\bVault\b|\bSecret Manager\b|\bKMS\b|\bkey management (?:service|system)`),
 	ct("tls-certificates", `\bcertificates?\b|\bTLS handshakes?\b|\bOCSP\b|\bLet's Encrypt\b|인증서`),
-	ct("deploy-pipeline", `\bdeploy(?:ment)? (?:pipeline|system|tool\w*|process)|\bCI/CD\b|\bcontinuous (?:deployment|delivery)\b|\brelease process\b|\bstaged (?:rollout|software release)|\bSpinnaker\b|\bArgo ?CD\b`, "generic"),
+	ct("deploy-pipeline", `\bdeploy(?:ment)? (?:pipeline|system|tool\w*|process)|\b(?:release|delivery|deploy) pipelines?\b|\bpipeline(?:'s|’s)?\b|\bAzure DevOps\b|\bCI/CD\b|\bcontinuous (?:deployment|delivery)\b|\brelease process\b|\bstaged (?:rollout|software release)|\bSpinnaker\b|\bArgo ?CD\b`, "generic"),
 	ct("ci", `\bCI (?:system|pipeline|runners?|jobs?)\b|\bbuild system\b|\bGitHub Actions\b|\bJenkins\b|\bBuildkite\b`),
 	ct("package-registry", `\b(?:npm|package|container|docker|image) registry\b|\bDocker Hub\b|\bPyPI\b|\bcrates\.io\b`),
 	ct("feature-flags", `\bfeature (?:flags?|toggles?)\b|\bLaunchDarkly\b|\bkill switch(?:es)?\b`),
@@ -206,7 +278,7 @@ var domainTerms = []classTerm{
 	ct("aws", `\bAWS\b|\bAmazon Web Services\b|\bEC2\b|\bS3\b|\bDynamoDB\b|\bEBS\b|\bELB\b|\bRoute ?53\b|\bCloudFront\b|\bAWS Lambda\b|\bRDS\b|\bKinesis\b|\bEKS\b|\bGlobal Accelerator\b|\b(?:us|eu|ap|sa|ca|me|af|il|mx)-(?:east|west|north|south|central|northeast|southeast|northwest|southwest)-\d\b|\bNorthern Virginia\b`),
 	ct("azure", `\bAzure\b|\bAKS\b|\bCosmos ?DB\b|\bMicrosoft cloud\b`),
 	ct("kubernetes", `\bKubernetes\b|\bk8s\b|\bGKE\b|\bEKS\b|\bAKS\b|\bkube-\w+|\bkubelets?\b|\bkubectl\b|\bpods?\b|\bapiserver\b|\bhelm charts?\b|쿠버네티스`),
-	ct("networking", `\bBGP\b|\brouting\b|\bpacket loss\b|\bpeering\b|\bfib(?:er|re)\b|\bbackbone\b|\bTCP\b|\bUDP\b|\bIP addresses\b|\bpublic IPs?\b|\bconnectivity\b|\bnetwork (?:partition|congestion|outage|connectivity|configuration|control plane|traffic|devices?|links?)\b|\bload[- ]balanc\w+|\bDNS\b|\banycast\b|\bCDN\b|\brouters?\b|\bVPC\b|네트워크`, "generic"),
+	ct("networking", `\bBGP\b|\brouting\b|\bpacket loss\b|\bpeering\b|\bfib(?:er|re)\b|\bbackbone\b|\bTCP\b|\bUDP\b|\bIP addresses\b|\bpublic IPs?\b|\bconnectivity\b|\bnetwork (?:partition|congestion|outage|connectivity|configuration|control plane|traffic|devices?|links?|switch(?:es)?|equipment|hardware|fault|paths?)\b|\bWAN\b|\bload[- ]balanc\w+|\bDNS\b|\banycast\b|\bCDN\b|\brouters?\b|\bVPC\b|네트워크`, "generic"),
 	ct("cloud", `\bcloud providers?\b|\bpublic cloud\b|클라우드 사업자`, "generic"),
 	ct("database", `\bdatabases?\b|\breplication lag\b|\bfailover of the (?:primary|database)|데이터베이스`, "generic"),
 	ct("storage", `\bstorage (?:system|cluster|layer|service)\b|\bobject storage\b|\bdisks?\b`, "generic"),
@@ -226,7 +298,8 @@ var componentDomains = map[string][]string{
 	"cloud-load-balancer": {"networking"}, "load-balancer": {"networking"},
 	"network-control-plane": {"networking"}, "systemd-networkd": {"networking"},
 	"vpn": {"networking"}, "firewall": {"networking"}, "haproxy": {"networking"},
-	"postgresql": {"database"}, "mysql": {"database"}, "mongodb": {"database"},
+	"tls-certificates": {"networking"},
+	"postgresql":       {"database"}, "mysql": {"database"}, "mongodb": {"database"},
 	"cassandra": {"database"}, "dynamodb": {"database", "aws"}, "database": {"database"},
 	"object-storage": {"storage"}, "block-storage": {"storage"}, "storage": {"storage"},
 	"kafka": {"messaging"}, "message-queue": {"messaging"},
@@ -289,8 +362,9 @@ func sectionWeight(w map[casefile.SectionKind]float64, k casefile.SectionKind) f
 
 // classSentence is one sentence of a document with its section kind.
 type classSentence struct {
-	text string
-	kind casefile.SectionKind
+	text  string
+	lower string
+	kind  casefile.SectionKind
 }
 
 // documentSentences lists the title, every section's heading, paragraph
@@ -305,7 +379,7 @@ func documentSentences(doc casefile.Document) []classSentence {
 		}
 		seen[string(kind)+"\x00"+text] = true
 		seen[text] = true
-		out = append(out, classSentence{text, kind})
+		out = append(out, classSentence{text, strings.ToLower(text), kind})
 	}
 	add(doc.Title, casefile.SectionTitle)
 	for _, s := range doc.Sections {
@@ -387,7 +461,7 @@ func classifyList(v *Vocabulary, list string, terms []classTerm, sents []classSe
 	for ti, t := range terms {
 		for _, s := range sents {
 			w := sectionWeight(weights, s.kind)
-			if w == 0 {
+			if w == 0 || !t.mayMatch(s.lower) {
 				continue
 			}
 			for _, loc := range t.re.FindAllStringIndex(s.text, -1) {
@@ -486,8 +560,8 @@ func (v *Vocabulary) Classify(doc casefile.Document) Classification {
 		}
 	}
 	c := Classification{
-		Symptoms:     classifyList(v, ListSymptoms, symptomTerms, sents, symptomWeights, ctx),
-		Contributing: classifyList(v, ListContributing, contributingTerms, sents, contributingWeights, ctx),
+		Symptoms:     firstHits(classifyList(v, ListSymptoms, symptomTerms, sents, symptomWeights, ctx), maxSymptoms),
+		Contributing: firstHits(classifyList(v, ListContributing, contributingTerms, sents, contributingWeights, ctx), maxContributing),
 		Components:   classifyList(v, ListComponents, componentTerms, sents, partWeights, ctx),
 	}
 	drop := map[string]bool{}
@@ -505,7 +579,8 @@ func (v *Vocabulary) Classify(doc casefile.Document) Classification {
 			}
 		}
 	}
-	c.Domains = domains
+	c.Components = firstHits(c.Components, maxComponents)
+	c.Domains = firstHits(domains, maxDomains)
 
 	causes := classifyList(v, ListRootCauses, rootCauseTerms, sents, rootCauseWeights, ctx)
 	if len(causes) > 0 {
@@ -517,6 +592,22 @@ func (v *Vocabulary) Classify(doc casefile.Document) Classification {
 		c.RootCause = Hit{Slug: "unknown", Rule: "no root-cause term found"}
 	}
 	return c
+}
+
+// How many slugs of each list a classification keeps, best first: a draft
+// that names everything helps no reviewer.
+const (
+	maxSymptoms     = 4
+	maxContributing = 5
+	maxComponents   = 6
+	maxDomains      = 4
+)
+
+func firstHits(hs []Hit, n int) []Hit {
+	if len(hs) > n {
+		return hs[:n]
+	}
+	return hs
 }
 
 // addHit adds h to hits unless its slug is there already (then the scores

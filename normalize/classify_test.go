@@ -170,3 +170,32 @@ func TestClassifyUsesOnlyTheVocabulary(t *testing.T) {
 		t.Errorf("root cause rule %q does not name the runner-up", full.RootCause.Rule)
 	}
 }
+
+func TestRequiredLiterals(t *testing.T) {
+	tests := []struct {
+		pattern string
+		want    []string
+	}{
+		{`(?i)\betcd\b`, []string{"etcd"}},
+		{`(?i)\bkube-?apiserver\b|\bapiserver\b`, []string{"apiserver", "apiserver"}},
+		{`(?i)\bCDN\b|\bthe edge\b`, []string{"cdn", "the edge"}},
+		{`(?i)\b(?:was |were )?(?:triggered|caused) by\b`, []string{"triggered", "caused"}},
+		{`(?i)\bfoo\b|\w+`, nil},
+		{`(?i)로드 ?밸런서`, []string{"밸런서"}},
+	}
+	for _, tt := range tests {
+		if diff := cmp.Diff(tt.want, requiredLiterals(tt.pattern)); diff != "" {
+			t.Errorf("requiredLiterals(%q) (-want +got):\n%s", tt.pattern, diff)
+		}
+	}
+	// Every dictionary term finds what it found without the literals.
+	for _, list := range [][]classTerm{rootCauseTerms, symptomTerms, contributingTerms, componentTerms, domainTerms} {
+		for _, term := range list {
+			for _, s := range []string{"The etcd cluster and the Google Cloud load balancer failed with 502 errors after a config push.", "설정 변경이 로드 밸런서의 버그를 건드렸다."} {
+				if term.re.MatchString(s) && !term.mayMatch(strings.ToLower(s)) {
+					t.Errorf("term %s (%s) matches %q but its literals %q rule it out", term.slug, term.re, s, term.literals)
+				}
+			}
+		}
+	}
+}

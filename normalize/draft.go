@@ -1,3 +1,13 @@
+// Package normalize holds casefile's pure canonical forms and the drafting
+// stage: URL identity (CanonicalURL, CanonicalFromPage), times, zones and
+// durations as pages write them (ScanTimes, FormatDuration …), the owners
+// of sites (PageOwner, OrgSlug, SourceKind), the controlled vocabulary
+// (vocabulary.json, Classify) and the case schema (case.schema.json,
+// Validate). Draft turns an extracted casefile.Document into a draft case
+// with the evidence behind every field.
+//
+// It does no I/O: no network, no database, no clock. Other stages may
+// import it (URL identity is needed at submission time and in crawl).
 package normalize
 
 import (
@@ -29,9 +39,18 @@ const (
 // The draft follows the library's rules (shared/docs/case-format.md):
 // date is the UTC day the incident began, never the publication date
 // unless nothing else is known (then with low confidence and evidence
-// saying so); the timeline durations come from the events as described at
-// chooseTimeline, with a duration stated in words kept beside them; fields
-// the page does not support are null or "unknown"; every slug is in the
+// saying so). The timeline is read from the events: the start is the
+// earliest explicit start of impact ("began at", "since", the start of a
+// "between X and Y" range), else the earliest event that marks impact;
+// detection the first event saying alerted, paged, detected, noticed or
+// declared, else the first status post; resolution the latest event
+// saying resolved, recovered, fully restored or "until", or the end of an
+// impact range, never a partial mitigation or the time a "resolved" notice
+// was posted when the text gives the recovery. Events without a known zone
+// are not used. A duration stated in words is kept in the evidence beside
+// the computed one, and used when nothing else gives the resolution. The
+// evidence Rule of each instant says which rule chose it. Fields the page
+// does not support are null or "unknown"; every slug is in the
 // vocabulary. The evidence holds the fields "org", "org_slug", "date",
 // "source_kind", "started_at", "detected_at", "resolved_at" (Value in
 // RFC 3339 UTC, empty when not found), "detected_after", "resolved_after",
@@ -253,13 +272,37 @@ func (d *drafter) paragraphs(kinds ...casefile.SectionKind) []string {
 				continue
 			}
 			for _, p := range s.Paragraphs {
-				if p = strings.TrimSpace(p); p != "" {
+				if p = strings.TrimSpace(p); p != "" && !d.boilerplate(p) {
 					out = append(out, p)
 				}
 			}
 		}
 	}
 	return out
+}
+
+// greetingRe: a paragraph that only greets the reader.
+var greetingRe = regexp.MustCompile(`(?i)^(?:hi|hello|hey|dear|greetings|안녕하세요)\b|^안녕하세요`)
+
+// proseEndRe: how a paragraph of prose ends.
+var proseEndRe = regexp.MustCompile(`[.!?。:;)"'”’다요]\s*$`)
+
+// boilerplate reports whether a paragraph is not prose worth drafting from:
+// the headline again, a dateline or byline, a greeting, a link promotion.
+func (d *drafter) boilerplate(p string) bool {
+	switch {
+	case strings.EqualFold(strings.TrimSpace(p), strings.TrimSpace(d.doc.Title)):
+		return true
+	case len(p) < 80 && !proseEndRe.MatchString(p):
+		return true
+	case utf8.RuneCountInString(p) < 20:
+		return true
+	case utf8.RuneCountInString(p) < 60 && greetingRe.MatchString(p):
+		return true // "Hi everyone." "Hi all, Dana here." "안녕하세요. … 팀입니다."
+	case strings.Contains(p, "://") && len(p) < 200:
+		return true
+	}
+	return false
 }
 
 func (d *drafter) hasSection(k casefile.SectionKind) bool {
@@ -392,11 +435,14 @@ func joinItems(items []string) string {
 	return strings.Join(out, " ")
 }
 
-// triggerStrongRe names a change or event that sets an incident off;
-// triggerWeakRe words that often, not always, do.
+// The trigger tiers: words that name what set the incident off, then
+// sentences that describe a change being made, then words that often do.
 var (
-	triggerStrongRe = regexp.MustCompile(`(?i)\b(?:triggered|trigger|deploy(?:ed|ment|ing|s)?|rolled out|rollout|push(?:ed)?|updat(?:e|ed|es)|upgrad(?:e|ed|es)|chang(?:e|ed|es)|migrat(?:ion|ed)|releas(?:e|ed)|caused by|began when|started when)\b|변경|배포|업데이트|촉발`)
-	triggerWeakRe   = regexp.MustCompile(`(?i)\b(?:restart\w*|configuration|maintenance|reboot\w*|failover)\b|재시작|설정`)
+	triggerCauseRe  = regexp.MustCompile(`(?i)\b(?:was |were )?(?:triggered|set off|caused) by\b|\bthe trigger\b|\b(?:began|started) (?:when|after)\b|촉발`)
+	triggerChangeRe = regexp.MustCompile(`(?i)\b(?:deployed|pushed|rolled out|upgraded|migrated|released)\b|\b(?:deploys|pushes|applied|applies|ran|runs|executed|introduced|changed|updated|replaced|moved|renamed|removed|enabled|disabled|switched|restarted|edited|saved|modified) (?:a|an|the|our|its|their|to|it|them|some|all|every)\b|\b(?:a|an|the|our) (?:\w+ ){0,3}?(?:change|deploy(?:ment)?|update|upgrade|migration|rollout|release|push|maintenance|command)\b|변경|배포|업데이트|재시작|옮기`)
+	triggerWeakRe   = regexp.MustCompile(`(?i)\b(?:restart\w*|configuration|maintenance|reboot\w*|failover|expired?)\b|설정`)
+	// triggerSkipRe: sentences about the write-up or about later work.
+	triggerSkipRe = regexp.MustCompile(`(?i)\bthis (?:post|report|write-?up|document|review|page)\b|\bwhat we (?:changed|have changed|are changing)\b|\bwe(?:'re|’re| are| will|'ll|’ll) (?:also |now )?(?:making|changing|adding|going|working)\b|\bgoing forward\b|\bin the future\b`)
 )
 
 func (d *drafter) trigger() casefile.Text {
@@ -405,19 +451,38 @@ func (d *drafter) trigger() casefile.Text {
 		d.add("trigger", s, strings.Join(ps, "\n\n"), "first sentences of "+d.headings(casefile.SectionTrigger), 0.7)
 		return d.text(s)
 	}
-	for _, re := range []*regexp.Regexp{triggerStrongRe, triggerWeakRe} {
-		for _, kinds := range [][]casefile.SectionKind{{casefile.SectionRootCause}, {casefile.SectionSummary, casefile.SectionTitle}} {
+	tiers := []struct {
+		re   *regexp.Regexp
+		what string
+		conf float64
+	}{
+		{triggerCauseRe, "say what triggered or caused it", 0.6},
+		{triggerChangeRe, "describe a change being made (deployed, pushed, applied …)", 0.5},
+		{triggerWeakRe, "name a restart, configuration, maintenance or expiry", 0.35},
+	}
+	prose := [][]casefile.SectionKind{{casefile.SectionRootCause}, {casefile.SectionSummary, casefile.SectionTitle}}
+	timeline := [][]casefile.SectionKind{{casefile.SectionTimeline, casefile.SectionOther}}
+	steps := []struct {
+		tier   int
+		places [][]casefile.SectionKind
+	}{{0, prose}, {1, prose}, {2, prose}, {0, timeline}, {1, timeline}}
+	for _, step := range steps {
+		tier := tiers[step.tier]
+		for _, kinds := range step.places {
 			var hits []string
 			for _, p := range d.paragraphs(kinds...) {
 				for _, s := range textSentences(p) {
-					if loc := re.FindStringIndex(s); loc != nil && !negatedAt(s, loc[0], loc[1]) {
+					if triggerSkipRe.MatchString(s) || preventionRe.MatchString(s) {
+						continue
+					}
+					if loc := tier.re.FindStringIndex(s); loc != nil && !negatedAt(s, loc[0], loc[1]) {
 						hits = append(hits, s)
 					}
 				}
 			}
 			if len(hits) > 0 {
 				s := firstSentences(hits, 2, maxShortLen)
-				d.add("trigger", s, strings.Join(hits, " "), "sentences of "+d.headings(kinds...)+" that name a change, deploy, update or restart", 0.5)
+				d.add("trigger", s, strings.Join(hits, " "), "sentences of "+d.headings(kinds...)+" that "+tier.what, tier.conf)
 				return d.text(s)
 			}
 		}
@@ -508,6 +573,9 @@ var (
 	usersRe  = regexp.MustCompile(`(?i)(?:\b\d+(?:\.\d+)?\s?%|\b(?:all|some|most|many|a (?:small |large )?(?:subset|portion|number|fraction|percentage)|the majority|a majority)|\b(?:approximately|about|over|around|nearly|roughly|more than|up to) \d[\d,]*|\b\d{1,3}(?:,\d{3})+|\b\d{2,})\s+(?:of\s+)?(?:our\s+|the\s+|all\s+)?(?:[A-Za-z-]+\s+){0,2}?(?:customers|users|accounts|merchants|developers|tenants|organi[sz]ations|sites|websites)\b`)
 )
 
+// timeUnitRe: a users phrase that is really a duration ("35 minutes customers").
+var timeUnitRe = regexp.MustCompile(`(?i)\b(?:seconds?|minutes?|hours?|days?|weeks?|months?|years?|am|pm)\b`)
+
 func (d *drafter) impact() casefile.Impact {
 	imp := casefile.Impact{Scope: "unknown", Users: "unknown", Region: "unknown"}
 	impactPs := d.paragraphs(casefile.SectionImpact)
@@ -526,7 +594,7 @@ func (d *drafter) impact() casefile.Impact {
 	for _, p := range userSrc {
 		found := false
 		for _, s := range textSentences(p) {
-			if m := usersRe.FindString(s); m != "" {
+			if m := usersRe.FindString(s); m != "" && !timeUnitRe.MatchString(m) {
 				imp.Users = strings.TrimSpace(m)
 				d.add("impact.users", imp.Users, s, "first phrase naming a share or number of customers or users in the impact, symptoms or summary paragraphs", 0.4)
 				found = true
@@ -653,10 +721,90 @@ func (d *drafter) items(field string, k casefile.SectionKind, promises bool) []c
 			push(t, t, rule, 0.5)
 		}
 	}
+	if len(out) == 0 && promises {
+		// No action-items section: promises made in the prose ("To keep
+		// this from happening again, we are changing X, adding Y and …").
+		for _, p := range d.paragraphs(casefile.SectionSummary, casefile.SectionTitle, casefile.SectionRootCause,
+			casefile.SectionLessons, casefile.SectionRemediation, casefile.SectionOther) {
+			for _, t := range textSentences(p) {
+				if !preventionRe.MatchString(t) || preventionSkipRe.MatchString(t) ||
+					len(t) < 140 && vagueChangesRe.MatchString(t) {
+					continue
+				}
+				for _, part := range splitEnumeration(t) {
+					push(part, t, "sentence promising work outside an action-items section (no such section)", 0.4)
+				}
+			}
+		}
+	}
 	if len(out) == 0 {
 		d.add(field, "", "", "no section of kind "+string(k), 0.5)
 	}
 	return out
+}
+
+// Prevention sentences in prose: what the organisation is changing.
+var (
+	preventionRe     = regexp.MustCompile(`(?i)\bto (?:keep|prevent|avoid|stop)\b[^.]*\b(?:again|recurr\w*|happening)\b|\bwe(?:'re|’re| are) (?:also |now |currently )?\w+ing\b|\bwe(?:'ll|’ll| will) (?:also )?(?:make|change|add|build|move|improve|introduce|review|update|roll out|implement|replace|expand|increase|reduce|create|write|automate|alert|test|publish)\b|\bwe have (?:since )?(?:changed|added|moved|introduced|updated|implemented|replaced|built|created|written|automated)\b|\bgoing forward\b`)
+	preventionSkipRe = regexp.MustCompile(`(?i)\bsorry\b|\bapologi|\bproud\b|\b(?:another|next|an) update\b|\bdo everything we can\b|\bcontinue to (?:monitor|investigate)|\bwe(?:'re|’re| are) (?:also |now |currently |still )?(?:investigating|monitoring|seeing|experiencing|continuing|aware|looking into|observing|going to publish|working (?:to|on) (?:resolve|restore|mitigate|fix|identify|understand|a fix))\b|\bthis morning\b|\bat this time\b`)
+	vagueChangesRe   = regexp.MustCompile(`(?i)\b(?:several|a number of|the following|some|many) (?:changes|improvements|steps|actions)\b`)
+	// enumLeadRe finds where the list of a promise starts: after "we are"
+	// or "we will".
+	enumLeadRe  = regexp.MustCompile(`(?i)\bwe(?:'re|’re| are|'ll|’ll| will)(?: also)? `)
+	enumSplitRe = regexp.MustCompile(`,\s+(?:and\s+)?|;\s+(?:and\s+)?|\s+and\s+`)
+)
+
+// splitEnumeration splits a promise that lists several changes ("we are
+// changing A, adding B, and building C") into one item per change when
+// every part starts with a verb in -ing; otherwise it returns the sentence.
+func splitEnumeration(t string) []string {
+	loc := enumLeadRe.FindStringIndex(t)
+	if loc == nil {
+		return []string{t}
+	}
+	rest := strings.TrimRight(t[loc[1]:], ".")
+	var parts []string
+	for _, p := range enumSplitRe.Split(rest, -1) {
+		p = strings.TrimSpace(p)
+		first, _, _ := strings.Cut(p, " ")
+		if len(parts) > 0 && !strings.HasSuffix(strings.ToLower(first), "ing") {
+			parts[len(parts)-1] += joinerBefore(rest, p) + p
+			continue
+		}
+		parts = append(parts, p)
+	}
+	if len(parts) < 2 {
+		return []string{t}
+	}
+	first, _, _ := strings.Cut(parts[0], " ")
+	if !strings.HasSuffix(strings.ToLower(first), "ing") {
+		return []string{t}
+	}
+	for i, p := range parts {
+		parts[i] = strings.ToUpper(p[:1]) + p[1:] + "."
+	}
+	return parts
+}
+
+// joinerBefore returns the separator that stood before part in text, so
+// that parts merged back read as written.
+func joinerBefore(text, part string) string {
+	i := strings.Index(text, part)
+	if i <= 0 {
+		return " "
+	}
+	j := i
+	for j > 0 && (text[j-1] == ' ' || text[j-1] == ',' || text[j-1] == ';') {
+		j--
+	}
+	sep := text[j:i]
+	if strings.HasSuffix(text[:i], " and ") {
+		sep = " and "
+	}
+	if sep == "" {
+		sep = " "
+	}
+	return sep
 }
 
 // Cited links worth keeping: issues, pull requests, commits, bug trackers
@@ -798,12 +946,21 @@ var (
 	tlStartRe = regexp.MustCompile(`(?i)\b(?:incident|outage|issue|impact|problems?|errors?|failures?|disruption|degradation|downtime|event|elevated \w+)\s+(?:\w+\s+){0,2}?(?:began|begun|begin|begins|started|starts|start|commenced)\b|\b(?:began|begun|started|starting|begins|starts|begin|start)\s+(?:to\s+)?(?:fail\w*|return\w*|see\w*|drop\w*|tim\w+ out|error\w*|experienc\w*|affect\w*|impact\w*|serv\w+ errors|reject\w*|crash\w*|degrad\w*|slow\w*)|\b(?:start|beginning|onset) of (?:the )?(?:customer |user |the )?(?:impact|outage|incident|disruption|errors|failures)|\bonset\b|(?:^|[^재])시작(?:됐|되었|되어|된|했고|해)`)
 	// tlStartAtRe: "began at", "starting on" — a start unless the clause
 	// is about the response (investigating, rolling back ...).
-	tlStartAtRe  = regexp.MustCompile(`(?i)\b(?:began|started|starting|beginning|commenced|begins|starts)\s+(?:at|on|around|about|approximately|from|shortly|just)\b|\bbeginning\b|\bsince\b|부터`)
+	tlStartAtRe = regexp.MustCompile(`(?i)\b(?:began|started|starting|beginning|commenced|begins|starts)\s+(?:at|on|around|about|approximately|from|shortly|just)\b|\bsince\b|부터`)
+	// tlLeadEndRe: words right before a stamp that make it an end
+	// ("until 11:37AM", "by 12:26PM").
+	tlLeadEndRe  = regexp.MustCompile(`(?i)\b(?:until|till|through|to|by|as of)\s+(?:about|around|approximately|roughly)?\s*$|까지\s*$`)
 	tlResponseRe = regexp.MustCompile(`(?i)\binvestigat\w*|\bmitigat\w*|\broll(?:ed|ing)?\s*back|\brevert\w*|\brestor\w*|\brecover\w*|\bdeploy\w*|\bwork(?:ing)? on|\bfix\w*|조사|배포|복구|롤백`)
-	// tlDetectRe: the organisation learnt of the incident.
-	tlDetectRe = regexp.MustCompile(`(?i)\balerted\b|\b(?:alerts?|alarms?|monitors?|monitoring|pages?)\b[^.;]{0,40}?\b(?:fired|fires|triggered|triggers|went off|paged|pages|sounded|notified|warned)\b|\b(?:received|got) (?:an? |the )?(?:alert|alarm|page)s?\b|\bpaged\b|\bpages?\s+(?:fire[sd]?|went out|follow\w*|were sent)|\b(?:first|automated)\s+pages?\b|\bdetect(?:s|ed|ion)?\b|\bnotic(?:e|es|ed)\b|\b(?:became|become|becomes) aware\b|\b(?:were|was|are|is) made aware\b|\binvestigat\w*|\bdeclar(?:e|es|ed)\b|\bengaged\b|\bon-?call\b|\breports? from (?:customers|users)|\b(?:customers?|users?) (?:report\w*|emailed|contacted|wrote|called|complained)|\bfound out\b|\blearn(?:ed|t) (?:of|about)\b|\breceived (?:reports?|alerts?|a page)|\bmonitor(?:s|ing)?\s+(?:fired|triggered|alerted|detected|showed|reported)|\bidentified (?:an? |the )?(?:issue|problem|incident)|감지|인지|알림|알렸|조사|장애를 선언`)
+	// tlDetectRe: the organisation learnt of the incident; tlWeakDetectRe:
+	// words that say so only when the time is not a start ("we are
+	// investigating errors since 14:05").
+	tlDetectRe     = regexp.MustCompile(`(?i)\balerted\b|\b(?:alerts?|alarms?|monitors?|monitoring)\b[^.;]{0,40}?\b(?:fired|fires|triggered|triggers|went off|paged|pages|sounded|notified|warned|detected)\b|\bpages?\s+(?:fired|fires|went out|follow\w*|were sent)\b|\b(?:received|got) (?:an? |the )?(?:alert|alarm|page)s?\b|\bpaged\b|\b(?:first|automated)\s+pages?\b|\bdetect(?:s|ed|ion)?\b|\bnotic(?:e|es|ed)\b|\b(?:became|become|becomes) aware\b|\b(?:were|was|are|is) made aware\b|\bdeclar(?:e|es|ed)\b|\breports? from (?:customers|users)|\b(?:customers?|users?) (?:report\w*|emailed|contacted|wrote|called|complained)|\bfound out\b|\blearn(?:ed|t) (?:of|about)\b|감지|인지|알림|알렸|장애를 선언`)
+	tlWeakDetectRe = regexp.MustCompile(`(?i)\binvestigat\w*|\bengaged\b|\bon-?call\b|\bidentified (?:an? |the )?(?:issue|problem|incident)|조사`)
+	// tlLeadStartRe: words right before a stamp that make it a start
+	// ("since 14:05", "starting at about 03:45").
+	tlLeadStartRe = regexp.MustCompile(`(?i)\b(?:since|from|beginning(?: at| on)?|starting(?: at| on)?|began(?: at| on)?|started(?: at| on)?|begins(?: at)?|starts(?: at)?)\s+(?:about|around|approximately|roughly)?\s*$`)
 	// tlResolveRe: full recovery.
-	tlResolveRe = regexp.MustCompile(`(?i)\bresolved\b|\brecovered\b|\bfull(?:y)?\s+(?:recover\w*|restor\w*|resolv\w*|mitigat\w*|back|operational|functional|available)|\brestored\b|\bback to normal\b|\bback (?:at|to) (?:their |its |the )?(?:normal|expected|usual|pre-incident|baseline)|\breturned to (?:normal|expected|usual)|\bnormal (?:operations?|service|levels?)\b|\b(?:impact|incident|outage|disruption|errors?)\s+(?:ended|ends|stopped|subsided|was over)|\bended at\b|\buntil\b|\bno longer (?:seeing|affected|impacted|experiencing)|\brecovery (?:was |is )?complete|\bwork(?:ed|ing|s)? (?:again|normally|straight away|as expected)\b|\b(?:flowing|flowed|running) again\b|회복|복구(?:됐|되었|했)|해결(?:됐|되었)|정상(?:으로|화)|돌아왔|끝났|까지 이어|되살렸`)
+	tlResolveRe = regexp.MustCompile(`(?i)\bresolved\b|\brecovered\b|\bfull(?:y)?\s+(?:recover\w*|restor\w*|resolv\w*|mitigat\w*|back|operational|functional|available)|\brestored\b|\bback to normal\b|\bback (?:at|to) (?:their |its |the )?(?:normal|expected|usual|pre-incident|baseline)|\breturned to (?:normal|expected|usual)|\bnormal (?:operations?|service|levels?)\b|\b(?:impact|incident|outage|disruption|errors?)\s+(?:ended|ends|stopped|subsided|was over)|\bended at\b|\buntil\b|\bno longer (?:seeing|affected|impacted|experiencing)|\brecovery (?:was |is )?complete|\bcompleted (?:its |the |their )?recovery|\bwork(?:ed|ing|s)? (?:again|normally|straight away|as expected)\b|\b(?:flowing|flowed|running) again\b|회복|복구(?:됐|되었|했)|해결(?:됐|되었)|정상(?:으로|화)|돌아왔|끝났|까지 이어|되살렸`)
 	// tlPartialRe: mitigation short of recovery.
 	tlPartialRe = regexp.MustCompile(`(?i)\bpartial(?:ly)?\b|\bsome\b|\bmost\b|\bmany\b|\bmajority\b|\b(?:began|beginning|start(?:ed|ing)?) to\b|\brecovering\b|\bimprov\w+|\bexcept\b|\bstill\b|\bcontinu\w+|\bmonitoring\b|\bworkaround\b|\bmitigation\b|\bsigns of\b|\bfirst (?:regions?|zones?)|\bwill be\b|\bexpect\w*|일부|대부분|부분|아직|완화`)
 	tlFullRe    = regexp.MustCompile(`(?i)\bfully\b|\bcompletely\b|\ball (?:regions|zones|services|customers|traffic|users)\b|\bremaining\b|완전히|모두`)
@@ -841,6 +998,11 @@ type tlEvent struct {
 	// clause is the part of the sentence around the stamp: from the clause
 	// break after the previous stamp to the one before the next stamp.
 	clause string
+	// near is the segment of the clause around the stamp, cut at every
+	// clause break ("and", commas …).
+	near string
+	// lead is the text of the sentence right before the stamp.
+	lead string
 	// sentence is the sentence of the stamp (a timeline row for a stamp
 	// that opens it); impact is read there.
 	sentence string
@@ -885,7 +1047,7 @@ func prepareEvents(events []casefile.Event) []tlEvent {
 	byText := map[string][]int{}
 	var texts []string
 	for i, e := range events {
-		out[i] = tlEvent{Event: e, clause: e.Text, sentence: e.Text}
+		out[i] = tlEvent{Event: e, clause: e.Text, sentence: e.Text, near: e.Text}
 		if _, ok := byText[e.Text]; !ok {
 			texts = append(texts, e.Text)
 		}
@@ -940,18 +1102,17 @@ func prepareEvents(events []casefile.Event) []tlEvent {
 			case hasPrev:
 				prevEnd := min(found[j-1].end, p.start)
 				left = prevEnd
-				if locs := tlClauseSepRe.FindAllStringIndex(text[prevEnd:p.start], -1); len(locs) > 0 {
+				if locs := tlClauseSepRe.FindAllStringIndex(clamp(text, prevEnd, p.start), -1); len(locs) > 0 {
 					left = prevEnd + locs[len(locs)-1][1]
 				} else {
 					left = (prevEnd + p.start) / 2
 				}
-			default:
-				// The first stamp of its sentence starts at the clause it is in.
-				if locs := tlClauseSepRe.FindAllStringIndex(text[sl:p.start], -1); len(locs) > 0 {
+			case hasNext:
+				if locs := tlClauseSepRe.FindAllStringIndex(clamp(text, sl, p.start), -1); len(locs) > 0 {
 					left = sl + locs[len(locs)-1][1]
 				}
 			}
-			if !hasNext && tlLeadingRe.MatchString(text[:p.start]) {
+			if !hasNext && tlLeadingRe.MatchString(clamp(text, 0, p.start)) {
 				// A stamp that opens its text ("14:39 UTC: …", a timeline
 				// row) covers the sentences after it up to the next stamp.
 				right = len(text)
@@ -963,20 +1124,39 @@ func prepareEvents(events []casefile.Event) []tlEvent {
 			if hasNext {
 				nextStart := max(found[j+1].start, p.end)
 				right = nextStart
-				if loc := tlClauseSepRe.FindStringIndex(text[p.end:nextStart]); loc != nil {
+				if loc := tlClauseSepRe.FindStringIndex(clamp(text, p.end, nextStart)); loc != nil {
 					right = p.end + loc[0]
 				} else {
 					right = (p.end + nextStart) / 2
 				}
 			}
-			left, right = runeFloor(text, left), runeFloor(text, right)
-			if left < right {
-				out[p.i].clause = text[left:right]
+			// Keep the bounds around the stamp, whatever the arithmetic above
+			// made of overlapping stamps.
+			left = min(runeFloor(text, left), p.start)
+			right = max(runeFloor(text, right), p.end)
+			out[p.i].clause = clamp(text, left, right)
+			out[p.i].sentence = clamp(text, min(sl, left), max(sr, right))
+			out[p.i].lead = clamp(text, runeFloor(text, max(sl, p.start-40)), p.start)
+			nl, nr := left, right
+			if locs := tlClauseSepRe.FindAllStringIndex(clamp(text, left, p.start), -1); len(locs) > 0 {
+				nl = left + locs[len(locs)-1][1]
 			}
-			out[p.i].sentence = text[sl:max(sr, right)]
+			if loc := tlClauseSepRe.FindStringIndex(clamp(text, p.end, right)); loc != nil {
+				nr = p.end + loc[0]
+			}
+			out[p.i].near = clamp(text, nl, nr)
 		}
 	}
 	return out
+}
+
+// clamp returns s[a:b] with a and b kept inside s, or "" when they cross.
+func clamp(s string, a, b int) string {
+	a, b = max(0, min(a, len(s))), max(0, min(b, len(s)))
+	if a >= b {
+		return ""
+	}
+	return s[a:b]
 }
 
 // runeFloor moves i back to the start of a UTF-8 sequence.
@@ -988,6 +1168,13 @@ func runeFloor(s string, i int) int {
 }
 
 func utc(t time.Time) string { return t.UTC().Format(time.RFC3339) }
+
+// resolvedAt reports whether an event's text says the impact ended at its
+// time: the segment around the stamp (cut at "and", commas …) or its
+// whole clause says so without a partial mitigation.
+func resolvedAt(e *tlEvent) bool {
+	return isResolution(e.near) || isResolution(e.clause)
+}
 
 // isResolution reports whether a clause says the impact ended (not a
 // partial mitigation).
@@ -1003,41 +1190,57 @@ func isResolution(clause string) bool {
 
 // isDetection reports whether a clause says the organisation learnt of the
 // incident; a purpose ("to detect stuck consumers sooner") does not count.
-func isDetection(clause string) bool {
-	for _, loc := range tlDetectRe.FindAllStringIndex(clause, -1) {
-		before := strings.ToLower(clause[max(0, loc[0]-4):loc[0]])
+func isDetection(e *tlEvent) bool {
+	for _, loc := range tlDetectRe.FindAllStringIndex(e.clause, -1) {
+		before := strings.ToLower(e.clause[max(0, loc[0]-4):loc[0]])
 		if !strings.HasSuffix(before, "to ") {
 			return true
 		}
 	}
-	return false
+	return tlWeakDetectRe.MatchString(e.clause) && !tlLeadStartRe.MatchString(e.lead)
 }
 
-func isExplicitStart(clause string) bool {
-	if tlStartRe.MatchString(clause) {
+func isExplicitStart(e *tlEvent) bool {
+	if tlLeadEndRe.MatchString(e.lead) {
+		return false
+	}
+	if tlStartRe.MatchString(e.clause) || tlLeadStartRe.MatchString(e.lead) && !tlResolveRe.MatchString(e.clause) && !tlPartialRe.MatchString(e.clause) {
 		return true
 	}
-	return tlStartAtRe.MatchString(clause) && !tlResponseRe.MatchString(clause)
+	return tlStartAtRe.MatchString(e.clause) && !tlResponseRe.MatchString(e.clause)
 }
 
-// chooseTimeline applies the timeline rules:
+// chooseTimeline applies the timeline rules. Each event is read in the
+// clause around its stamp (a timeline row "14:39 UTC: …" keeps its later
+// sentences); a stamp not written in its text is a status row's posting
+// time ("post").
 //
 //   - start: the earliest explicit start of impact ("began/started at",
-//     "errors began", the start of a "between X and Y" range about impact);
-//     without one, the earliest event that marks impact, the first event of
-//     the timeline section or the first status post. A status post earlier
-//     than the explicit start moves the start to it.
+//     "errors began", "since 14:05", "the start of customer impact", the
+//     start of a "between X and Y" range about impact, not a range about
+//     applying a fix); without one, the earliest event that marks impact
+//     (errors, failures, outage …, not a time introduced by "until" or
+//     "by"), else the first event of the timeline section, else the
+//     earliest event, else the first status post. A status post earlier
+//     than that start moves the start to it.
+//   - resolution: the latest event after the start (within a week) whose
+//     clause says resolved, recovered, fully restored, back to normal,
+//     "ended at", "until", or the end of an impact range; partial
+//     mitigation (most regions, began to recover, except …) and the times
+//     notices were posted do not count. Without one, the first "resolved"
+//     status post; without that, started_at plus a duration stated in
+//     words.
+//   - a duration stated in words that does not match the computed one, but
+//     matches the distance from the resolution back to another event (or
+//     from the start on to a later one), moves the start (or the end) to
+//     that event: a stated range may be only the worst phase.
 //   - detection: the earliest event at or after the start whose clause says
-//     alerted, paged, detected, noticed, became aware, investigating,
-//     declared; or the first status post.
-//   - resolution: the latest clause after the start saying resolved,
-//     recovered, fully restored, back to normal, "ended at", "until", or
-//     the end of an impact range; partial mitigation (most regions, began
-//     to recover, except …) does not count. Without one, the first
-//     "resolved" status post; without that, a duration stated in words.
+//     alerted, paged, detected, noticed, declared, found out (or
+//     investigating, unless the time is introduced as a start: "since
+//     14:05"); else the first status post that is not a closing notice.
 //
-// Events without a known zone, events with a date but no time, and events
-// in action-item and lessons sections are not used.
+// Events without a known zone, dates without a time of day, clauses about
+// the future and promises in action-item or lessons sections are not used.
 func chooseTimeline(doc casefile.Document) tlChoice {
 	var ch tlChoice
 	all := prepareEvents(doc.Events)
@@ -1080,7 +1283,7 @@ func chooseTimeline(doc casefile.Document) tlChoice {
 			start = &tlMoment{e.At, e.Text, "start of the range " + quoteStamp(e.Stamp) + " (explicit start of impact)", 0.9}
 			break
 		}
-		if isExplicitStart(e.clause) {
+		if isExplicitStart(&e) {
 			start = &tlMoment{e.At, e.Text, "explicit start of impact (" + quoteStamp(e.Stamp) + ": began/started)", 0.9}
 			break
 		}
@@ -1108,7 +1311,7 @@ func chooseTimeline(doc casefile.Document) tlChoice {
 		// one, the first event of the timeline section; without that, the
 		// first status post.
 		for i := range evs {
-			if e := &evs[i]; !e.post && (tlImpactRe.MatchString(e.sentence) || isDetection(e.clause)) {
+			if e := &evs[i]; !e.post && !tlLeadEndRe.MatchString(e.lead) && (tlImpactRe.MatchString(e.sentence) || isDetection(e)) {
 				start = &tlMoment{e.At, e.Text, "earliest event that marks impact (" + quoteStamp(e.Stamp) + "); the page states no explicit start", 0.7}
 				break
 			}
@@ -1117,6 +1320,14 @@ func chooseTimeline(doc casefile.Document) tlChoice {
 			for i := range evs {
 				if e := &evs[i]; e.Section == casefile.SectionTimeline && !e.post {
 					start = &tlMoment{e.At, e.Text, "first event of the timeline (" + quoteStamp(e.Stamp) + "); the page states no explicit start", 0.6}
+					break
+				}
+			}
+		}
+		if start == nil {
+			for i := range evs {
+				if e := &evs[i]; !e.post && e.Section != casefile.SectionRemediation && !tlLeadEndRe.MatchString(e.lead) {
+					start = &tlMoment{e.At, e.Text, "earliest event of the page (" + quoteStamp(e.Stamp) + "); no event marks the start or impact", 0.4}
 					break
 				}
 			}
@@ -1133,22 +1344,6 @@ func chooseTimeline(doc casefile.Document) tlChoice {
 	}
 	ch.start = start
 
-	// Detection.
-	for i := range evs {
-		e := &evs[i]
-		if e.At.Before(start.at) {
-			continue
-		}
-		if !e.post && isDetection(e.clause) && !isResolution(e.clause) && !isExplicitStart(e.clause) {
-			ch.detected = &tlMoment{e.At, e.Text, "first event at or after the start saying alerted/paged/detected/noticed/investigating/declared (" + quoteStamp(e.Stamp) + ")", 0.8}
-			break
-		}
-		if e == firstPost {
-			ch.detected = &tlMoment{e.At, e.Text, "first status post (" + e.Status + ", " + quoteStamp(e.Stamp) + "): the first moment the organisation said it knew", 0.6}
-			break
-		}
-	}
-
 	// Resolution.
 	limit := start.at.Add(maxIncidentSpan)
 	var best *tlMoment
@@ -1164,7 +1359,7 @@ func chooseTimeline(doc casefile.Document) tlChoice {
 		if !e.At.After(start.at) || e.At.After(limit) {
 			continue
 		}
-		if isResolution(e.clause) && !tlPostRe.MatchString(e.clause) {
+		if resolvedAt(&e) && !tlPostRe.MatchString(e.clause) {
 			if best == nil || e.At.After(best.at) {
 				best = &tlMoment{e.At, e.Text, "latest event saying resolved/recovered/restored/ended (" + quoteStamp(e.Stamp) + "); partial mitigations and status-post times are not resolution", 0.85}
 			}
@@ -1184,6 +1379,45 @@ func chooseTimeline(doc casefile.Document) tlChoice {
 		}
 	}
 	ch.resolved = best
+
+	// A duration stated in words that matches the computed one from
+	// another event moves the start (or the end) to it: "affected for 1
+	// hour and 55 minutes" with a resolution at 20:47 points at the event
+	// at 18:52, when a range gave only the worst phase.
+	if best != nil {
+		for _, sd := range impactDurations(doc.StatedDurations) {
+			want := time.Duration(sd.Minutes) * time.Minute
+			if (best.at.Sub(start.at) - want).Abs() <= time.Minute {
+				break
+			}
+			if e := eventNear(evs, best.at.Add(-want)); e != nil && e.At.Before(start.at) {
+				start = &tlMoment{e.At, e.Text, "the event " + quoteStamp(e.Stamp) + " lies exactly the stated duration (" + FormatDuration(want) + ", \"" + clip(sd.Sentence, 120) + "\") before the resolution; it replaces the start " + utc(start.at), 0.7}
+				ch.start = start
+				break
+			}
+			if e := eventNear(evs, start.at.Add(want)); e != nil && e.At.After(best.at) && !e.At.After(limit) {
+				best = &tlMoment{e.At, e.Text, "the event " + quoteStamp(e.Stamp) + " lies exactly the stated duration (" + FormatDuration(want) + ", \"" + clip(sd.Sentence, 120) + "\") after the start; it replaces the resolution " + utc(best.at), 0.7}
+				ch.resolved = best
+				break
+			}
+		}
+	}
+
+	// Detection.
+	for i := range evs {
+		e := &evs[i]
+		if e.At.Before(start.at) {
+			continue
+		}
+		if !e.post && e.End == nil && isDetection(e) && !isResolution(e.clause) {
+			ch.detected = &tlMoment{e.At, e.Text, "first event at or after the start saying alerted/paged/detected/noticed/investigating/declared (" + quoteStamp(e.Stamp) + ")", 0.8}
+			break
+		}
+		if e == firstPost {
+			ch.detected = &tlMoment{e.At, e.Text, "first status post (" + e.Status + ", " + quoteStamp(e.Stamp) + "): the first moment the organisation said it knew", 0.6}
+			break
+		}
+	}
 
 	// Durations.
 	if ch.detected != nil {
@@ -1227,18 +1461,39 @@ func chooseTimeline(doc casefile.Document) tlChoice {
 // ("lasting", "outage", "for 38 minutes") and not of detection.
 func statedImpactDuration(ds []casefile.StatedDuration) (int, string) {
 	best, sentence := 0, ""
-	for _, d := range ds {
-		if d.Minutes <= 0 || tlDurationDetectRe.MatchString(d.Sentence) && !tlDurationImpactRe.MatchString(d.Sentence) {
-			continue
-		}
-		if !tlDurationImpactRe.MatchString(d.Sentence) || tlDurationPolicyRe.MatchString(d.Sentence) {
-			continue
-		}
+	for _, d := range impactDurations(ds) {
 		if d.Minutes > best {
 			best, sentence = d.Minutes, d.Sentence
 		}
 	}
 	return best, sentence
+}
+
+// impactDurations keeps the stated durations whose sentence speaks of
+// impact or length and not of detection or a policy ("every incident
+// longer than an hour").
+func impactDurations(ds []casefile.StatedDuration) []casefile.StatedDuration {
+	var out []casefile.StatedDuration
+	for _, d := range ds {
+		if d.Minutes <= 0 || !tlDurationImpactRe.MatchString(d.Sentence) || tlDurationPolicyRe.MatchString(d.Sentence) {
+			continue
+		}
+		if tlDurationDetectRe.MatchString(d.Sentence) && !tlDurationImpactRe.MatchString(d.Sentence) {
+			continue
+		}
+		out = append(out, d)
+	}
+	return out
+}
+
+// eventNear returns the first in-text event within a minute of t.
+func eventNear(evs []tlEvent, t time.Time) *tlEvent {
+	for i := range evs {
+		if e := &evs[i]; !e.post && e.At.Sub(t).Abs() <= time.Minute {
+			return e
+		}
+	}
+	return nil
 }
 
 func quoteStamp(s string) string {

@@ -241,6 +241,70 @@ func TestDraftTimeline(t *testing.T) {
 			ruleField: "started_at", ruleHas: "earliest event that marks impact",
 		},
 		{
+			name: "a timeline row keeps its later sentences: the resolution may be said after the stamp's sentence",
+			events: func(t *testing.T) []casefile.Event {
+				return []casefile.Event{
+					ev(t, "2022-10-05T10:14:00Z", "10:14 a.m. UTC", "10:14 a.m. UTC — Volume picks up. Notifications fall behind; this is the start of customer impact.", casefile.SectionTimeline),
+					ev(t, "2022-10-05T10:31:00Z", "10:31 a.m. UTC", "10:31 a.m. UTC — The consumer lag alert fires and pages the on-call engineer.", casefile.SectionTimeline),
+					ev(t, "2022-10-05T13:40:00Z", "1:40 p.m. UTC", "1:40 p.m. UTC — Consumer lag is back to zero. The incident is resolved.", casefile.SectionTimeline),
+				}
+			},
+			want: want{"2022-10-05", "2022-10-05T10:14:00Z", "2022-10-05T10:31:00Z", "2022-10-05T13:40:00Z", "17m", "3h 26m"},
+		},
+		{
+			name: "a deploy before the impact is not the start, and a purpose is not a detection",
+			events: func(t *testing.T) []casefile.Event {
+				return []casefile.Event{
+					ev(t, "2022-10-05T10:02:00Z", "10:02 UTC", "10:02 UTC — A change is deployed to detect stuck consumers sooner.", casefile.SectionTimeline),
+					ev(t, "2022-10-05T10:14:00Z", "10:14 UTC", "10:14 UTC — Payment notifications fall behind and requests time out.", casefile.SectionTimeline),
+					ev(t, "2022-10-05T10:31:00Z", "10:31 UTC", "10:31 UTC — An alert pages the on-call engineer.", casefile.SectionTimeline),
+					ev(t, "2022-10-05T11:00:00Z", "11:00 UTC", "11:00 UTC — Everything is back to normal.", casefile.SectionTimeline),
+				}
+			},
+			want:      want{"2022-10-05", "2022-10-05T10:14:00Z", "2022-10-05T10:31:00Z", "2022-10-05T11:00:00Z", "17m", "46m"},
+			ruleField: "started_at", ruleHas: "earliest event that marks impact",
+		},
+		{
+			name: "a status row's own time is a post even without a status label",
+			events: func(t *testing.T) []casefile.Event {
+				return []casefile.Event{
+					inZone(ev(t, "2020-12-14T11:46:00Z", "03:46", "Incident began at 03:46 and ended at 04:33 (all times are US/Pacific).", casefile.SectionSummary), "US/Pacific"),
+					inZone(ev(t, "2020-12-14T12:33:00Z", "04:33", "Incident began at 03:46 and ended at 04:33 (all times are US/Pacific).", casefile.SectionSummary), "US/Pacific"),
+					{At: at(t, "2020-12-14T13:36:00Z"), Stamp: "14 Dec 2020 05:36 PST", Zone: "PST", Section: casefile.SectionTimeline,
+						Text: "The issue was resolved for all affected users as of 04:33 US/Pacific."},
+					{At: at(t, "2020-12-14T12:13:00Z"), Stamp: "14 Dec 2020 04:13 PST", Zone: "PST", Section: casefile.SectionTimeline,
+						Text: "We are investigating an issue with sign-in, starting at about 03:45 US/Pacific."},
+					inZone(ev(t, "2020-12-14T11:45:00Z", "03:45 US/Pacific", "We are investigating an issue with sign-in, starting at about 03:45 US/Pacific.", casefile.SectionTimeline), "US/Pacific"),
+				}
+			},
+			want: want{"2020-12-14", "2020-12-14T11:45:00Z", "2020-12-14T12:13:00Z", "2020-12-14T12:33:00Z", "28m", "48m"},
+		},
+		{
+			name: "a stated total that fits another event moves the start from the worst phase to it",
+			events: func(t *testing.T) []casefile.Event {
+				return []casefile.Event{
+					until(t, inZone(ev(t, "2021-06-04T02:20:00Z", "between 7:20 PM and 8:47 PM", "Pages were slow, and between 7:20 PM and 8:47 PM many requests failed outright.", casefile.SectionSummary), "PDT"), "2021-06-04T03:47:00Z"),
+					inZone(ev(t, "2021-06-04T01:52:00Z", "6:52 PM", "At 6:52 PM a snapshot run coincided with a burst of writes.", casefile.SectionTimeline), "PDT"),
+					inZone(ev(t, "2021-06-04T02:03:00Z", "7:03 PM", "At 7:03 PM the latency alert paged our on-call engineer.", casefile.SectionTimeline), "PDT"),
+				}
+			},
+			stated:    []casefile.StatedDuration{{Minutes: 115, Sentence: "In total, customers were affected for 1 hour and 55 minutes."}},
+			want:      want{"2021-06-04", "2021-06-04T01:52:00Z", "2021-06-04T02:03:00Z", "2021-06-04T03:47:00Z", "11m", "1h 55m"},
+			ruleField: "started_at", ruleHas: "lies exactly the stated duration (1h 55m",
+		},
+		{
+			name: "an end introduced by until is not a start",
+			events: func(t *testing.T) []casefile.Event {
+				return []casefile.Event{
+					inZone(ev(t, "2017-02-28T17:37:00Z", "9:37AM PST", "At 9:37AM PST, a member of the team ran a command to take a few servers out of service.", casefile.SectionSummary), "PST"),
+					inZone(ev(t, "2017-02-28T19:37:00Z", "11:37AM", "From the beginning of this event until 11:37AM, we could not update the dashboard.", casefile.SectionSummary), "PST"),
+					inZone(ev(t, "2017-02-28T21:54:00Z", "1:54PM", "The placement subsystem started to recover once the index was working and completed its recovery at 1:54PM.", casefile.SectionSummary), "PST"),
+				}
+			},
+			want:      want{"2017-02-28", "2017-02-28T17:37:00Z", "", "2017-02-28T21:54:00Z", "<nil>", "4h 17m"},
+			ruleField: "started_at", ruleHas: "earliest event of the page",
+		},
+		{
 			name: "dates without a time of day and promises are not events of the incident",
 			events: func(t *testing.T) []casefile.Event {
 				return []casefile.Event{
@@ -598,6 +662,77 @@ func TestDraftArchivedSource(t *testing.T) {
 
 func ptr(s string) *string { return &s }
 
+func TestDraftActionItemsFromProse(t *testing.T) {
+	doc := testDoc()
+	doc.SlugDate = "2024-05-08"
+	doc.Sections = []casefile.Section{
+		{Kind: casefile.SectionSummary, Heading: "May 8 23:20 UTC (lasting 1 hour and 52 minutes)", Paragraphs: []string{
+			"Pushes failed for about 9% of repositories. We are sorry for the trouble.",
+			"To keep this from happening again, we are changing the failover automation so that it only promotes current replicas, adding alerts on replication lag, and building tooling that replays transactions in minutes.",
+			"We are making several changes. We will publish an update next week.",
+		}},
+	}
+	d := mustDraft(t, doc)
+	want := []casefile.Item{
+		{Text: casefile.Text{EN: "Changing the failover automation so that it only promotes current replicas."}},
+		{Text: casefile.Text{EN: "Adding alerts on replication lag."}},
+		{Text: casefile.Text{EN: "Building tooling that replays transactions in minutes."}},
+	}
+	if diff := cmp.Diff(want, d.Case.ActionItems); diff != "" {
+		t.Errorf("action items (-want +got):\n%s", diff)
+	}
+	if r := evidenceOf(t, d, "action_items").Rule; !strings.Contains(r, "outside an action-items section") {
+		t.Errorf("rule %q", r)
+	}
+}
+
+func TestSplitEnumeration(t *testing.T) {
+	tests := []struct {
+		name string
+		in   string
+		want []string
+	}{
+		{"a list of -ing changes splits", "We are moving X, adding Y and building Z.", []string{"Moving X.", "Adding Y.", "Building Z."}},
+		{"a list inside one change stays", "We are adding validation for pool size changes and alerts on pool exhaustion.", []string{"We are adding validation for pool size changes and alerts on pool exhaustion."}},
+		{"base verbs are not split", "We will change the tool, audit the others and test restarts.", []string{"We will change the tool, audit the others and test restarts."}},
+		{"a part that is not a change joins the one before", "We are replacing the switch, which failed twice, and adding a third site.", []string{"Replacing the switch, which failed twice.", "Adding a third site."}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if diff := cmp.Diff(tt.want, splitEnumeration(tt.in)); diff != "" {
+				t.Errorf("splitEnumeration(%q) (-want +got):\n%s", tt.in, diff)
+			}
+		})
+	}
+}
+
+func TestDraftTrigger(t *testing.T) {
+	tests := []struct {
+		name  string
+		paras map[casefile.SectionKind]string
+		want  string
+	}{
+		{"a trigger section wins", map[casefile.SectionKind]string{casefile.SectionTrigger: "A bad deploy. It broke things.", casefile.SectionRootCause: "The outage was triggered by a cron job."},
+			"A bad deploy. It broke things."},
+		{"a sentence naming the cause beats one naming a change", map[casefile.SectionKind]string{casefile.SectionRootCause: "We deployed the proxy on Monday. The outage was triggered by an expired token."},
+			"The outage was triggered by an expired token."},
+		{"a change being made", map[casefile.SectionKind]string{casefile.SectionSummary: "Payments failed for an hour. An engineer pushed a new routing rule to every region."},
+			"An engineer pushed a new routing rule to every region."},
+		{"sentences about the post and promises are no trigger", map[casefile.SectionKind]string{casefile.SectionSummary: "This post explains what we changed. We are changing how rules are released. Payments failed for an hour."},
+			""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			doc := sectionDoc("https://blog.example.com/outage", tt.paras)
+			doc.SlugDate = "2024-01-01"
+			d := mustDraft(t, doc)
+			if diff := cmp.Diff(tt.want, d.Case.Trigger.EN); diff != "" {
+				t.Errorf("trigger (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
 func TestCleanTitle(t *testing.T) {
 	tests := []struct{ name, in, want string }{
 		{"a postmortem label goes", "Postmortem: Elevated errors on the API", "Elevated errors on the API"},
@@ -641,4 +776,38 @@ func TestTextSentences(t *testing.T) {
 			}
 		})
 	}
+}
+
+// FuzzDraftEvents drafts documents whose events cut their texts at
+// arbitrary places: Draft must never panic, and what it drafts validates.
+func FuzzDraftEvents(f *testing.F) {
+	f.Add("At 14:39 UTC our monitors alerted, and at 18:46 UTC traffic was restored.", 3, 12, 40, 49, int64(30))
+	f.Add("오후 3시 17분: 디스크가 가득 참. 장애 시작. 오후 5시 2분: 정상화됨.", 0, 12, 50, 62, int64(105))
+	f.Add("Between 12:17 and 13:51 PDT, 38% of requests failed.", 0, 27, 0, 0, int64(94))
+	f.Fuzz(func(t *testing.T, text string, s1, e1, s2, e2 int, minutes int64) {
+		cut := func(s, e int) string {
+			if s < 0 || e > len(text) || s > e {
+				return "12:00"
+			}
+			return text[s:e]
+		}
+		base := time.Date(2021, 3, 25, 14, 0, 0, 0, time.UTC)
+		second := base.Add(time.Duration(minutes%(14*24*60)) * time.Minute)
+		doc := testDoc()
+		doc.SlugDate = "2021-03-25"
+		doc.Sections = []casefile.Section{{Kind: casefile.SectionTimeline, Paragraphs: []string{text}, Items: []string{text}}}
+		doc.Events = []casefile.Event{
+			{At: base, Text: text, Stamp: cut(s1, e1), Zone: "UTC", Section: casefile.SectionTimeline},
+			{At: second, Text: text, Stamp: cut(s2, e2), Zone: "UTC", Section: casefile.SectionSummary, End: &second},
+			{At: second, Text: text, Stamp: "", Zone: "UTC", Status: "resolved"},
+		}
+		doc.StatedDurations = []casefile.StatedDuration{{Minutes: int(minutes % 100000), Sentence: text}}
+		d, err := Draft(doc)
+		if err != nil {
+			t.Fatalf("Draft: %v", err)
+		}
+		if err := Validate(d.Case); err != nil {
+			t.Fatalf("the draft does not validate: %v", err)
+		}
+	})
 }

@@ -25,9 +25,9 @@ func TestZZCorpus(t *testing.T) {
 	pass, total := 0, 0
 	for _, dir := range dirs {
 		var meta struct {
-			URL string `json:"url"`
-			CT               string `json:"content_type"`
-			Extra            map[string]string
+			URL   string `json:"url"`
+			CT    string `json:"content_type"`
+			Extra map[string]string
 		}
 		b, err := os.ReadFile(filepath.Join(dir, "meta.json"))
 		if err != nil {
@@ -168,6 +168,15 @@ func TestZZCorpus(t *testing.T) {
 			}
 		}
 		fmt.Printf("%-32s %s\n", filepath.Base(dir), strings.Join(fails, " | "))
+		if os.Getenv("OVERVIEW") != "" {
+			tx := func(t casefile.Text) string { return t.EN + t.KO }
+			det := ""
+			if c.Detection != nil {
+				det = tx(*c.Detection)
+			}
+			fmt.Printf("   title=%.100q\n   summary=%.120q\n   trigger=%.120q\n   symptoms_text=%.80q\n   detection=%.80q lessons=%v\n   impact=%+v\n   rc=%s sym=%v contrib=%v comp=%v dom=%v\n   docs=%v ai=%d rem=%d\n",
+				tx(c.Title), tx(c.Summary), tx(c.Trigger), tx(c.SymptomsText), det, c.Lessons != nil, c.Impact, c.RootCause, c.Symptoms, c.Contributing, c.Components, c.Domain, c.Docs, len(c.ActionItems), len(c.Remediation))
+		}
 		if os.Getenv("ZZ") == filepath.Base(dir) {
 			for _, e := range d.Evidence {
 				fmt.Printf("   %-15s %-30.30q %s || %.200s\n", e.Field, e.Value, e.Rule, e.Source)
