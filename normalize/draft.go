@@ -182,7 +182,11 @@ func (d *drafter) timelineEvidence(tl tlChoice) {
 		d.add(field, utc(m.at), m.source, note(m.rule), m.conf)
 	}
 	moment("started_at", tl.start, "no usable time-stamped event marks the start")
-	moment("detected_at", tl.detected, "no event says alerted, paged, detected, noticed or investigating, and no status post")
+	missingDetection := "no event says alerted, paged, detected, noticed or investigating, and no status post"
+	if tl.detectedNote != "" {
+		missingDetection = tl.detectedNote
+	}
+	moment("detected_at", tl.detected, missingDetection)
 	moment("resolved_at", tl.resolved, "no event says resolved or recovered, no impact range ends, and no duration is stated")
 }
 
@@ -961,6 +965,8 @@ var (
 	tlLeadStartRe = regexp.MustCompile(`(?i)\b(?:since|from|beginning(?: at| on)?|starting(?: at| on)?|began(?: at| on)?|started(?: at| on)?|begins(?: at)?|starts(?: at)?)\s+(?:about|around|approximately|roughly)?\s*$`)
 	// tlResolveRe: full recovery.
 	tlResolveRe = regexp.MustCompile(`(?i)\bresolved\b|\brecovered\b|\bfull(?:y)?\s+(?:recover\w*|restor\w*|resolv\w*|mitigat\w*|back|operational|functional|available)|\brestored\b|\bback to normal\b|\bback (?:at|to) (?:their |its |the )?(?:normal|expected|usual|pre-incident|baseline)|\breturned to (?:normal|expected|usual)|\bnormal (?:operations?|service|levels?)\b|\b(?:impact|incident|outage|disruption|errors?)\s+(?:ended|ends|stopped|subsided|was over)|\bended at\b|\buntil\b|\bno longer (?:seeing|affected|impacted|experiencing)|\brecovery (?:was |is )?complete|\bcompleted (?:its |the |their )?recovery|\bwork(?:ed|ing|s)? (?:again|normally|straight away|as expected)\b|\b(?:flowing|flowed|running) again\b|회복|복구(?:됐|되었|했)|해결(?:됐|되었)|정상(?:으로|화)|돌아왔|끝났|까지 이어|되살렸`)
+	// tlDiagnosisRe: the team is already working on the incident.
+	tlDiagnosisRe = regexp.MustCompile(`(?i)\btraced\b|\bidentified (?:the|a) (?:cause|problem|issue)|\bfound the cause\b|\bmitigat\w+|\bworkaround\b|\broll(?:ed|ing)? (?:it |the \w+ )?back\b|\bfail(?:ed)? over\b|원인을 찾|완화`)
 	// tlPartialRe: mitigation short of recovery.
 	tlPartialRe = regexp.MustCompile(`(?i)\bpartial(?:ly)?\b|\bsome\b|\bmost\b|\bmany\b|\bmajority\b|\b(?:began|beginning|start(?:ed|ing)?) to\b|\brecovering\b|\bimprov\w+|\bexcept\b|\bstill\b|\bcontinu\w+|\bmonitoring\b|\bworkaround\b|\bmitigation\b|\bsigns of\b|\bfirst (?:regions?|zones?)|\bwill be\b|\bexpect\w*|일부|대부분|부분|아직|완화`)
 	tlFullRe    = regexp.MustCompile(`(?i)\bfully\b|\bcompletely\b|\ball (?:regions|zones|services|customers|traffic|users)\b|\bremaining\b|완전히|모두`)
@@ -1027,6 +1033,7 @@ type tlChoice struct {
 	detectedAfterEv           casefile.Evidence
 	resolvedAfterEv           casefile.Evidence
 	ignoredNote               string
+	detectedNote              string
 }
 
 // knownZone reports whether an event's zone was written or inherited.
@@ -1403,11 +1410,20 @@ func chooseTimeline(doc casefile.Document) tlChoice {
 		}
 	}
 
-	// Detection.
+	// Detection. An alert long after the team was already diagnosing or
+	// mitigating belongs to a later phase, not to the detection.
+	var responding *tlEvent
 	for i := range evs {
 		e := &evs[i]
 		if e.At.Before(start.at) {
 			continue
+		}
+		if responding == nil && !e.post && e.At.After(start.at) && tlDiagnosisRe.MatchString(e.clause) {
+			responding = e
+		}
+		if responding != nil && e.At.Sub(responding.At) > time.Hour {
+			ch.detectedNote = "the first alert or detection sentence (" + quoteStamp(e.Stamp) + ") comes more than an hour after the team was already responding (" + quoteStamp(responding.Stamp) + ": " + clip(responding.clause, 100) + "), so it belongs to a later phase"
+			break
 		}
 		if !e.post && e.End == nil && isDetection(e) && !isResolution(e.clause) {
 			ch.detected = &tlMoment{e.At, e.Text, "first event at or after the start saying alerted/paged/detected/noticed/investigating/declared (" + quoteStamp(e.Stamp) + ")", 0.8}
@@ -1426,7 +1442,11 @@ func chooseTimeline(doc casefile.Document) tlChoice {
 		ch.detectedAfterEv = casefile.Evidence{Field: "detected_after", Value: d, Source: ch.detected.source,
 			Rule: "computed from started_at " + utc(start.at) + " to detected_at " + utc(ch.detected.at), Confidence: min(start.conf, ch.detected.conf)}
 	} else {
-		ch.detectedAfterEv = casefile.Evidence{Field: "detected_after", Rule: "null: no event says when the incident was detected", Confidence: 0.5}
+		rule := "null: no event says when the incident was detected"
+		if ch.detectedNote != "" {
+			rule = "null: " + ch.detectedNote
+		}
+		ch.detectedAfterEv = casefile.Evidence{Field: "detected_after", Rule: rule, Confidence: 0.5}
 	}
 
 	stated, statedSentence := statedImpactDuration(doc.StatedDurations)

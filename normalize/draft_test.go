@@ -305,6 +305,19 @@ func TestDraftTimeline(t *testing.T) {
 			ruleField: "started_at", ruleHas: "earliest event of the page",
 		},
 		{
+			name: "an alert hours after the team was already mitigating is not the detection",
+			events: func(t *testing.T) []casefile.Event {
+				return []casefile.Event{
+					inZone(ev(t, "2025-10-20T06:48:00Z", "11:48 PM PDT", "The event started at 11:48 PM PDT on October 19.", casefile.SectionSummary), "PDT"),
+					inZone(ev(t, "2025-10-20T07:38:00Z", "12:38 AM", "By 12:38 AM engineers had traced the outage to the DNS state.", casefile.SectionOther), "PDT"),
+					inZone(ev(t, "2025-10-20T13:52:00Z", "6:52 AM", "Our monitoring detected the problem at 6:52 AM.", casefile.SectionOther), "PDT"),
+					inZone(ev(t, "2025-10-20T21:20:00Z", "2:20 PM", "All services had fully recovered at 2:20 PM.", casefile.SectionSummary), "PDT"),
+				}
+			},
+			want:      want{"2025-10-20", "2025-10-20T06:48:00Z", "", "2025-10-20T21:20:00Z", "<nil>", "14h 32m"},
+			ruleField: "detected_at", ruleHas: "belongs to a later phase",
+		},
+		{
 			name: "dates without a time of day and promises are not events of the incident",
 			events: func(t *testing.T) []casefile.Event {
 				return []casefile.Event{

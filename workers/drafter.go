@@ -48,6 +48,9 @@ type Result struct {
 	Draft        casefile.Draft
 	// ArchiveErr is why the archive link is missing, if it is.
 	ArchiveErr error
+	// FetchTime is how long the page's fetch took (robots.txt and
+	// redirects included).
+	FetchTime time.Duration
 }
 
 // Draft drafts the case of one URL. Errors are of the casefile kinds:
@@ -79,7 +82,9 @@ func (d *Drafter) Draft(ctx context.Context, rawURL string) (Result, error) {
 		}()
 	}
 
+	fetchStart := time.Now()
 	page, err := d.Fetcher.Fetch(ctx, fetchURL)
+	res.FetchTime = time.Since(fetchStart)
 	if err != nil {
 		return res, err
 	}
@@ -101,6 +106,9 @@ func (d *Drafter) Draft(ctx context.Context, rawURL string) (Result, error) {
 		return res, err
 	}
 	res.Document = doc
+	if v := doc.Postmortem; !v.IsPostmortem {
+		return res, casefile.Errorf(casefile.ErrNotPostmortem, "not a postmortem (score %.2f): %s", v.Score, strings.Join(v.Reasons, "; "))
+	}
 	draft, err := normalize.Draft(doc)
 	if err != nil {
 		return res, err

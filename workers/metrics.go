@@ -12,6 +12,7 @@ import (
 type Metrics struct {
 	outcomes     *prometheus.CounterVec
 	draftSeconds prometheus.Histogram
+	fetchSeconds prometheus.Histogram
 	storeRetries prometheus.Counter
 }
 
@@ -28,13 +29,18 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 			Help:    "Time to fetch and draft one page, including the fetch.",
 			Buckets: prometheus.ExponentialBuckets(0.01, 2.5, 10),
 		}),
+		fetchSeconds: prometheus.NewHistogram(prometheus.HistogramOpts{
+			Name:    "casefile_fetch_seconds",
+			Help:    "Latency of fetching one page (robots.txt and redirects included), failed fetches too.",
+			Buckets: prometheus.ExponentialBuckets(0.01, 2.5, 10),
+		}),
 		storeRetries: prometheus.NewCounter(prometheus.CounterOpts{
 			Name: "casefile_store_retries_total",
 			Help: "Review-store operations retried because the store was unavailable.",
 		}),
 	}
 	if reg != nil {
-		reg.MustRegister(m.outcomes, m.draftSeconds, m.storeRetries)
+		reg.MustRegister(m.outcomes, m.draftSeconds, m.fetchSeconds, m.storeRetries)
 	}
 	return m
 }

@@ -439,6 +439,9 @@ func (p *Pipeline) handleFetch(ctx context.Context, msg jetstream.Msg) error {
 	start := time.Now()
 	res, err := p.Draft(ctx, job.URL)
 	p.Metrics.draftSeconds.Observe(time.Since(start).Seconds())
+	if res.FetchTime > 0 {
+		p.Metrics.fetchSeconds.Observe(res.FetchTime.Seconds())
+	}
 	kind := casefile.KindOf(err)
 	finish := func(state casefile.SubmissionState, reason string) error {
 		p.Metrics.outcomes.WithLabelValues(string(state)).Inc()
