@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -72,8 +73,11 @@ func (a *app) backfill(ctx context.Context, c *apiClient, file, statePath string
 	}
 	list, err := crawl.ReadList(f, filepath.Base(file))
 	f.Close()
-	if err != nil {
-		return casefile.Errorf(casefile.ErrInvalid, "backfill: read %s: %w", file, err)
+	// Lines that could not be read are reported as failed beside the rest;
+	// only a list with nothing to submit stops the backfill.
+	var badLines *crawl.ListError
+	if err != nil && (len(list) == 0 || !errors.As(err, &badLines)) {
+		return casefile.Errorf(casefile.ErrInvalid, "backfill: %w", err)
 	}
 	if statePath == "" {
 		statePath = file + ".casefile-state.json"
@@ -89,6 +93,15 @@ func (a *app) backfill(ctx context.Context, c *apiClient, file, statePath string
 	var order []string
 	seen := map[string]bool{}
 	invalid := map[string]string{}
+	if badLines != nil {
+		for _, l := range badLines.Lines {
+			text := strings.TrimSpace(l.Text)
+			if text == "" {
+				text = fmt.Sprintf("line %d", l.Line)
+			}
+			invalid[text] = fmt.Sprintf("line %d: %s", l.Line, l.Reason)
+		}
+	}
 	for _, e := range list {
 		canonical, _, err := normalize.CanonicalURL(e.URL)
 		if err != nil {
@@ -120,8 +133,13 @@ func (a *app) backfill(ctx context.Context, c *apiClient, file, statePath string
 		for _, u := range toSubmit {
 			fmt.Fprintf(a.stdout, "would submit\t%s\n", st.Entries[u].RawURL)
 		}
-		for raw, why := range invalid {
-			fmt.Fprintf(a.stdout, "invalid\t%s\t%s\n", raw, why)
+		raws := make([]string, 0, len(invalid))
+		for raw := range invalid {
+			raws = append(raws, raw)
+		}
+		sort.Strings(raws)
+		for _, raw := range raws {
+			fmt.Fprintf(a.stdout, "invalid\t%s\t%s\n", raw, invalid[raw])
 		}
 		return nil
 	}
@@ -207,19 +225,27 @@ func (a *app) backfill(ctx context.Context, c *apiClient, file, statePath string
 
 // report prints the closing report by outcome.
 func (a *app) report(order []string, st *backfillState, invalid map[string]string) {
-	var drafted, known, notPM int
+	var drafted, known, notPM, open int
 	failed := map[string][]string{}
 	for _, u := range order {
 		e := st.Entries[u]
 		switch {
+		case e.SubmissionID == 0:
+			// never accepted: the server's refusal is in invalid
+		case !e.State.Final():
+			open++
 		case e.State == casefile.StateDrafted && e.Known:
 			known++
 		case e.State == casefile.StateDrafted:
 			drafted++
 		case e.State == casefile.StateNotPostmortem:
 			notPM++
-		case e.State.Final():
-			failed[firstLine(e.Error)] = append(failed[firstLine(e.Error)], e.RawURL)
+		default:
+			reason := firstLine(e.Error)
+			if reason == "" {
+				reason = string(e.State)
+			}
+			failed[reason] = append(failed[reason], e.RawURL)
 		}
 	}
 	for raw, why := range invalid {
@@ -229,8 +255,12 @@ func (a *app) report(order []string, st *backfillState, invalid map[string]strin
 	for _, us := range failed {
 		nFailed += len(us)
 	}
-	fmt.Fprintf(a.stdout, "backfill %s: %d drafted, %d already known (refreshed), %d not a postmortem, %d failed\n",
-		st.Batch, drafted, known, notPM, nFailed)
+	stillOpen := ""
+	if open > 0 {
+		stillOpen = fmt.Sprintf(", %d still open", open)
+	}
+	fmt.Fprintf(a.stdout, "backfill %s: %d drafted, %d already known (refreshed), %d not a postmortem, %d failed%s\n",
+		st.Batch, drafted, known, notPM, nFailed, stillOpen)
 	reasons := make([]string, 0, len(failed))
 	for r := range failed {
 		reasons = append(reasons, r)

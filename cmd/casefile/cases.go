@@ -1,8 +1,13 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
@@ -17,6 +22,13 @@ func (a *app) casesCommand() *cobra.Command {
 		Short: "Read and review the cases in the review store",
 		Long: `cases reads the review store directly: the embedded store in --data, or the
 Postgres in --database-url.`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) > 0 {
+				return usageError{fmt.Sprintf("unknown command %q for \"casefile cases\": use list, show, export, approve or reject", args[0])}
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error { return cmd.Help() },
 	}
 	sf.register(cmd.PersistentFlags(), true)
 
@@ -27,7 +39,7 @@ Postgres in --database-url.`,
 		Short: "List cases, newest first",
 		Args:  exactArgs(0, "cases list takes no arguments"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			st, _, err := sf.open(cmd.Context())
+			st, err := openReviewStore(cmd.Context(), &sf)
 			if err != nil {
 				return err
 			}
@@ -57,14 +69,14 @@ Postgres in --database-url.`,
 		Short: "Print one case as JSON (IL-NNNN)",
 		Args:  exactArgs(1, "cases show needs a case id, e.g. IL-0001"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			st, _, err := sf.open(cmd.Context())
+			st, err := openReviewStore(cmd.Context(), &sf)
 			if err != nil {
 				return err
 			}
 			defer st.Close()
 			c, err := st.Case(cmd.Context(), args[0])
 			if err != nil {
-				return fmt.Errorf("case %s: %w", args[0], err)
+				return err
 			}
 			if withEvidence {
 				return printJSON(a, c)
@@ -80,7 +92,7 @@ Postgres in --database-url.`,
 		Short: "Export cases in the library's JSON format (a JSON array)",
 		Args:  exactArgs(0, "cases export takes no arguments"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			st, _, err := sf.open(cmd.Context())
+			st, err := openReviewStore(cmd.Context(), &sf)
 			if err != nil {
 				return err
 			}
@@ -112,13 +124,13 @@ Postgres in --database-url.`,
 				if status == casefile.CaseRejected && reason == "" {
 					return usageError{"cases reject needs --reason"}
 				}
-				st, _, err := sf.open(cmd.Context())
+				st, err := openReviewStore(cmd.Context(), &sf)
 				if err != nil {
 					return err
 				}
 				defer st.Close()
 				if err := st.SetStatus(cmd.Context(), args[0], status, reviewer, reason); err != nil {
-					return fmt.Errorf("case %s: %w", args[0], err)
+					return err
 				}
 				fmt.Fprintf(a.stdout, "%s %s\n", args[0], status)
 				return nil
@@ -139,4 +151,18 @@ func printJSON(a *app, v any) error {
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false)
 	return enc.Encode(v)
+}
+
+// openReviewStore opens the store the flags name for reading and review.
+// Unlike run, it never creates an embedded store: a --data folder without
+// one is a mistake worth naming, not an empty list.
+func openReviewStore(ctx context.Context, sf *storeFlags) (casefile.Store, error) {
+	if sf.databaseURL == "" && sf.dataDir != "" {
+		path := filepath.Join(sf.dataDir, "casefile.db")
+		if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
+			return nil, casefile.Errorf(casefile.ErrInvalid, "no review store in %s (no casefile.db): give the --data folder of `casefile run`, or --database-url", sf.dataDir)
+		}
+	}
+	st, _, err := sf.open(ctx)
+	return st, err
 }

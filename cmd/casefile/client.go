@@ -76,7 +76,9 @@ func (c *apiClient) do(ctx context.Context, method, path string, body []byte, ou
 		}
 		kind := casefile.ErrPermanent
 		switch {
-		case resp.StatusCode == http.StatusBadRequest || resp.StatusCode == http.StatusRequestEntityTooLarge:
+		case resp.StatusCode == http.StatusBadRequest || resp.StatusCode == http.StatusRequestEntityTooLarge,
+			resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden:
+			// A missing or wrong token will not work on a retry either.
 			kind = casefile.ErrInvalid
 		case resp.StatusCode == http.StatusNotFound:
 			kind = casefile.ErrNotFound

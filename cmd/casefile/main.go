@@ -46,10 +46,13 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return status.code
 	}
 	var uerr usageError
-	if errors.As(err, &uerr) || strings.HasPrefix(err.Error(), "unknown command") ||
-		strings.HasPrefix(err.Error(), "unknown flag") || strings.Contains(err.Error(), "arg(s)") ||
-		strings.HasPrefix(err.Error(), "invalid argument") || strings.HasPrefix(err.Error(), "flag needs") {
-		fmt.Fprintf(stderr, "casefile: %v\nRun 'casefile --help' for usage.\n", err)
+	if msg := err.Error(); errors.As(err, &uerr) || strings.HasPrefix(msg, "unknown command") {
+		// cobra puts its suggestions on lines of their own: keep one line.
+		first, rest, _ := strings.Cut(msg, "\n")
+		if _, hint, ok := strings.Cut(rest, "Did you mean this?\n"); ok {
+			first += " (did you mean " + strings.Join(strings.Fields(hint), ", ") + "?)"
+		}
+		fmt.Fprintf(stderr, "casefile: %s\nRun 'casefile --help' for usage.\n", first)
 		return 2
 	}
 	if errors.Is(err, context.Canceled) && ctx.Err() != nil {
@@ -97,6 +100,7 @@ Exit status: 0 done, 2 invalid input, 3 not a postmortem, 4 the fetch failed, 1 
 			return a.setupLog()
 		},
 	}
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err.Error()} })
 	root.PersistentFlags().StringVar(&a.logLevel, "log-level", envOr("CASEFILE_LOG_LEVEL", "info"), "log level: debug, info, warn, error (env CASEFILE_LOG_LEVEL)")
 	root.PersistentFlags().StringVar(&a.logFormat, "log-format", envOr("CASEFILE_LOG_FORMAT", "text"), "log format: text or json (env CASEFILE_LOG_FORMAT)")
 	root.AddCommand(

@@ -231,6 +231,9 @@ func (a *app) runNode(ctx context.Context, f *nodeFlags) (err error) {
 		_ = srv.Shutdown(sctx)
 		cancel()
 	}
+	if runErr != nil && errors.Is(runErr, context.Canceled) && ctx.Err() != nil {
+		runErr = nil // stopped while still setting up: nothing was in hand
+	}
 	if runErr != nil {
 		return runErr
 	}

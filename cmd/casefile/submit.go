@@ -23,7 +23,8 @@ it was refused. Submitting a known source again refreshes its draft; it never ma
 second case.
 
 Exit status with --wait: 0 when every URL was drafted, 3 when some page was not a
-postmortem, 4 when some failed; 2 when the server refused every URL as invalid.`,
+postmortem, 4 when some failed or were still open when --wait-timeout ran out; 2 when
+the server refused some URL as invalid.`,
 		Example: "  casefile submit --wait https://www.example.com/blog/2024/05/01/outage-report/",
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 0 {
@@ -55,8 +56,19 @@ postmortem, 4 when some failed; 2 when the server refused every URL as invalid.`
 			if len(resp.Rejected) > 0 {
 				worst = casefile.KindInvalid
 			}
+			open := 0
 			for _, s := range resp.Submissions {
 				done, err := c.waitFinal(wctx, s.ID)
+				if err != nil && wctx.Err() != nil && ctx.Err() == nil {
+					// --wait-timeout ran out: the submission goes on on the server.
+					state := done.State
+					if state == "" {
+						state = s.State
+					}
+					fmt.Fprintf(a.stdout, "%s\t%s\tstill open after %s\n", state, s.RawURL, timeout)
+					open++
+					continue
+				}
 				if err != nil {
 					return fmt.Errorf("wait for submission %d: %w", s.ID, err)
 				}
@@ -70,6 +82,10 @@ postmortem, 4 when some failed; 2 when the server refused every URL as invalid.`
 					fmt.Fprintf(a.stdout, "%s\t%s\t%s\n", done.State, done.RawURL, done.Error)
 					worst = max(worst, casefile.KindTransient)
 				}
+			}
+			if open > 0 {
+				return casefile.Errorf(casefile.ErrTransient, "%d of %d submissions still open after %s; they go on on the server (see GET /api/submissions/ID)",
+					open, len(resp.Submissions), timeout)
 			}
 			if worst != casefile.KindNone {
 				return exitStatus{worst.ExitCode()}
