@@ -449,8 +449,67 @@ type classContext struct {
 	cloud, kubernetes bool
 }
 
+// termList is one list's dictionary with the literal set over all its
+// terms' literals: a sentence is scanned once per list, and a term's
+// regexp runs only on the sentences holding one of its literals.
+type termList struct {
+	terms []classTerm
+	lits  *litSet
+	// always are the terms without literals: searched in every sentence.
+	always []int
+}
+
+func newTermList(terms []classTerm) *termList {
+	l := &termList{terms: terms}
+	var lits []string
+	var ids []int
+	for i, t := range terms {
+		if t.literals == nil {
+			l.always = append(l.always, i)
+			continue
+		}
+		for _, lit := range t.literals {
+			lits, ids = append(lits, lit), append(ids, i)
+		}
+	}
+	l.lits = newLitSet(lits, ids)
+	return l
+}
+
+// The lists, compiled once.
+var (
+	rootCauseList    = newTermList(rootCauseTerms)
+	symptomList      = newTermList(symptomTerms)
+	contributingList = newTermList(contributingTerms)
+	componentList    = newTermList(componentTerms)
+	domainList       = newTermList(domainTerms)
+)
+
+// candidates returns, per term, the indexes of the sentences of non-zero
+// weight that may hold a match of it (what classTerm.mayMatch says), in
+// sentence order.
+func (l *termList) candidates(sents []classSentence, weights map[casefile.SectionKind]float64) [][]int32 {
+	cand := make([][]int32, len(l.terms))
+	seen := make([]bool, len(l.terms))
+	var found []int
+	for si, s := range sents {
+		if sectionWeight(weights, s.kind) == 0 {
+			continue
+		}
+		found = l.lits.mark(s.lower, seen, found[:0])
+		for _, id := range found {
+			seen[id] = false
+		}
+		found = append(found, l.always...)
+		for _, id := range found {
+			cand[id] = append(cand[id], int32(si))
+		}
+	}
+	return cand
+}
+
 // classifyList scores one list's terms over the sentences.
-func classifyList(v *Vocabulary, list string, terms []classTerm, sents []classSentence, weights map[casefile.SectionKind]float64, ctx classContext) []Hit {
+func classifyList(v *Vocabulary, list string, tl *termList, sents []classSentence, weights map[casefile.SectionKind]float64, ctx classContext) []Hit {
 	type acc struct {
 		hit               Hit
 		specific, generic float64
@@ -458,12 +517,11 @@ func classifyList(v *Vocabulary, list string, terms []classTerm, sents []classSe
 		order             int
 	}
 	scores := map[string]*acc{}
-	for ti, t := range terms {
-		for _, s := range sents {
+	cand := tl.candidates(sents, weights)
+	for ti, t := range tl.terms {
+		for _, si := range cand[ti] {
+			s := sents[si]
 			w := sectionWeight(weights, s.kind)
-			if w == 0 || !t.mayMatch(s.lower) {
-				continue
-			}
 			for _, loc := range t.re.FindAllStringIndex(s.text, -1) {
 				if t.negatable && negatedAt(s.text, loc[0], loc[1]) {
 					continue
@@ -545,7 +603,7 @@ func (v *Vocabulary) Classify(doc casefile.Document) Classification {
 	sents := documentSentences(doc)
 	owner := PageOwner(doc.URL, doc.SiteName)
 
-	domains := classifyList(v, ListDomains, domainTerms, sents, partWeights, classContext{})
+	domains := classifyList(v, ListDomains, domainList, sents, partWeights, classContext{})
 	if d, ok := ownerDomains[owner.Name]; ok && v.Has(ListDomains, d) {
 		domains = addHit(domains, Hit{Slug: d, Term: owner.Name, Sentence: owner.Source, Section: casefile.SectionTitle,
 			Score: 3, Rule: "the owner " + owner.Name + " implies " + d})
@@ -560,9 +618,9 @@ func (v *Vocabulary) Classify(doc casefile.Document) Classification {
 		}
 	}
 	c := Classification{
-		Symptoms:     firstHits(classifyList(v, ListSymptoms, symptomTerms, sents, symptomWeights, ctx), maxSymptoms),
-		Contributing: firstHits(classifyList(v, ListContributing, contributingTerms, sents, contributingWeights, ctx), maxContributing),
-		Components:   classifyList(v, ListComponents, componentTerms, sents, partWeights, ctx),
+		Symptoms:     firstHits(classifyList(v, ListSymptoms, symptomList, sents, symptomWeights, ctx), maxSymptoms),
+		Contributing: firstHits(classifyList(v, ListContributing, contributingList, sents, contributingWeights, ctx), maxContributing),
+		Components:   classifyList(v, ListComponents, componentList, sents, partWeights, ctx),
 	}
 	drop := map[string]bool{}
 	for _, h := range c.Components {
@@ -582,7 +640,7 @@ func (v *Vocabulary) Classify(doc casefile.Document) Classification {
 	c.Components = firstHits(c.Components, maxComponents)
 	c.Domains = firstHits(domains, maxDomains)
 
-	causes := classifyList(v, ListRootCauses, rootCauseTerms, sents, rootCauseWeights, ctx)
+	causes := classifyList(v, ListRootCauses, rootCauseList, sents, rootCauseWeights, ctx)
 	if len(causes) > 0 {
 		c.RootCause = causes[0]
 		if len(causes) > 1 {

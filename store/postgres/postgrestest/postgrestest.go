@@ -2,9 +2,10 @@
 // store: a schema of its own in the database named by TEST_DATABASE_URL,
 // dropped when the test ends.
 //
-// Without TEST_DATABASE_URL the tests that use it skip, logging
-// "SKIPPING: TEST_DATABASE_URL not set"; when CASEFILE_REQUIRE_SERVICES=1
-// (set by CI) they fail instead.
+// Without TEST_DATABASE_URL it uses the local PostgreSQL at
+// 127.0.0.1:5432 (database test) when one answers; with neither, the tests
+// that use it skip, logging "SKIPPING: ...", and when
+// CASEFILE_REQUIRE_SERVICES=1 (set by CI) they fail instead.
 //
 //	func TestWorker(t *testing.T) {
 //		st := postgrestest.MustOpen(t) // *postgres.Store in schema t_<random>
@@ -19,6 +20,7 @@ import (
 	"net/url"
 	"os"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -36,18 +38,46 @@ const (
 	EnvRequireServices = "CASEFILE_REQUIRE_SERVICES"
 )
 
-// MustBaseURL returns TEST_DATABASE_URL. When it is unset the test is
+// DefaultDatabaseURL is the database tried when TEST_DATABASE_URL is unset:
+// the local PostgreSQL of a development machine (trust auth, database test).
+const DefaultDatabaseURL = "postgres://postgres@127.0.0.1:5432/test?sslmode=disable&connect_timeout=2"
+
+// MustBaseURL returns TEST_DATABASE_URL or, when it is unset, the local
+// DefaultDatabaseURL if a server answers there. With neither the test is
 // skipped, or failed when CASEFILE_REQUIRE_SERVICES=1.
 func MustBaseURL(tb testing.TB) string {
 	tb.Helper()
-	u := os.Getenv(EnvDatabaseURL)
-	if u == "" {
-		if os.Getenv(EnvRequireServices) == "1" {
-			tb.Fatalf("%s not set and %s=1", EnvDatabaseURL, EnvRequireServices)
-		}
-		tb.Skipf("SKIPPING: %s not set", EnvDatabaseURL)
+	if u := os.Getenv(EnvDatabaseURL); u != "" {
+		return u
 	}
-	return u
+	if localReachable() {
+		return DefaultDatabaseURL
+	}
+	if os.Getenv(EnvRequireServices) == "1" {
+		tb.Fatalf("%s not set, nothing answers at %s, and %s=1", EnvDatabaseURL, DefaultDatabaseURL, EnvRequireServices)
+	}
+	tb.Skipf("SKIPPING: %s not set and no PostgreSQL answers at 127.0.0.1:5432", EnvDatabaseURL)
+	return ""
+}
+
+var (
+	localOnce sync.Once
+	localOK   bool
+)
+
+// localReachable reports, once per test binary, whether the default
+// database accepts a connection.
+func localReachable() bool {
+	localOnce.Do(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+		defer cancel()
+		conn, err := pgx.Connect(ctx, DefaultDatabaseURL)
+		if err == nil {
+			localOK = true
+			conn.Close(ctx)
+		}
+	})
+	return localOK
 }
 
 // MustDatabaseURL creates an empty schema t_<random> in the test database
