@@ -3,6 +3,7 @@ package bench
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
@@ -21,6 +22,9 @@ import (
 	"github.com/incidentlib/casefile/store/sqlite"
 	"github.com/incidentlib/casefile/workers"
 )
+
+// quiet drops the pipeline's logs, which would drown the figures.
+var quiet = slog.New(slog.DiscardHandler)
 
 // pagesPerOp is how many distinct URLs one op of the throughput
 // benchmarks drafts.
@@ -62,7 +66,7 @@ func newDrafter(b *testing.B) *workers.Drafter {
 	if err != nil {
 		b.Fatal(err)
 	}
-	return &workers.Drafter{Fetcher: f}
+	return &workers.Drafter{Fetcher: f, Log: quiet}
 }
 
 // BenchmarkThroughput compares, in one run, drafting pagesPerOp local
@@ -105,7 +109,7 @@ func BenchmarkThroughput(b *testing.B) {
 	b.Run("end-to-end", func(b *testing.B) {
 		st, js := pipelineParts(b)
 		d := newDrafter(b)
-		p := &workers.Pipeline{JS: js, Store: st, Draft: d.Draft, Roles: workers.Roles{Relay: true, Workers: true},
+		p := &workers.Pipeline{JS: js, Store: st, Draft: d.Draft, Roles: workers.Roles{Relay: true, Workers: true}, Log: quiet,
 			Config: workers.Config{FetchSlots: 4, RelayInterval: 20 * time.Millisecond}}
 		ctx, cancel := context.WithCancel(context.Background())
 		done := make(chan error, 1)
@@ -136,7 +140,7 @@ func BenchmarkQueuedMemory(b *testing.B) {
 				runtime.GC()
 				runtime.ReadMemStats(&base)
 				b.StartTimer()
-				p := &workers.Pipeline{JS: js, Store: st, Roles: workers.Roles{Relay: true}, Config: workers.Config{RelayInterval: 20 * time.Millisecond}}
+				p := &workers.Pipeline{JS: js, Store: st, Roles: workers.Roles{Relay: true}, Log: quiet, Config: workers.Config{RelayInterval: 20 * time.Millisecond}}
 				ctx, cancel := context.WithCancel(context.Background())
 				done := make(chan error, 1)
 				go func() { done <- p.Run(ctx) }()

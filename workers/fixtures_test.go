@@ -124,17 +124,6 @@ func newDrafter(t *testing.T, wayback *archivetest.Fake) (*workers.Drafter, work
 	return &workers.Drafter{Fetcher: f}, arch
 }
 
-// harness runs a pipeline on an embedded NATS server.
-type harness struct {
-	t     *testing.T
-	dir   string
-	ns    *workers.Embedded
-	js    jetstream.JetStream
-	store casefile.Store
-	p     *workers.Pipeline
-	stop  func()
-}
-
 var fastQueue = workers.QueueConfig{AckWait: 3 * time.Second, MaxDeliver: 3}
 
 func startEmbedded(t *testing.T, dir string, port int) (*workers.Embedded, jetstream.JetStream) {
