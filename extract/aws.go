@@ -6,6 +6,7 @@ import (
 
 	"github.com/PuerkitoBio/goquery"
 	"github.com/andybalholm/cascadia"
+	"github.com/incidentlib/casefile/normalize"
 	"golang.org/x/net/html"
 	"golang.org/x/net/html/atom"
 )
@@ -21,7 +22,7 @@ var awsSel = struct {
 
 var (
 	awsMessagePath = regexp.MustCompile(`^(?:/[a-z]{2}(?:-[a-z]{2})?)?/message/[0-9A-Za-z]+/?$`)
-	awsSummary     = regexp.MustCompile(`(?i)^summary of (?:the )?.*(?:disruption|event|outage|issue|interruption)`)
+	awsSummary     = normalize.MustPattern(`(?i)^summary of (?:the )?.*(?:disruption|event|outage|issue|interruption)`)
 )
 
 // readAWS reads an AWS post-event summary (/message/<id>/): the H1

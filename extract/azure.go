@@ -2,13 +2,13 @@ package extract
 
 import (
 	"net/url"
-	"regexp"
 	"strings"
 	"time"
 
 	"github.com/PuerkitoBio/goquery"
 	"github.com/andybalholm/cascadia"
 	casefile "github.com/incidentlib/casefile"
+	"github.com/incidentlib/casefile/normalize"
 	"golang.org/x/net/html"
 )
 
@@ -27,18 +27,18 @@ var azureSel = struct {
 var (
 	// Azure post-incident reviews name their sections with questions.
 	azureHeadings = []struct {
-		re   *regexp.Regexp
+		re   *normalize.Pattern
 		kind casefile.SectionKind
 	}{
-		{regexp.MustCompile(`(?i)^what happened\??$`), casefile.SectionSummary},
-		{regexp.MustCompile(`(?i)^what went wrong`), casefile.SectionRootCause},
-		{regexp.MustCompile(`(?i)^how did we respond`), casefile.SectionTimeline},
-		{regexp.MustCompile(`(?i)^how are we making`), casefile.SectionActionItems},
-		{regexp.MustCompile(`(?i)^how can (?:customers|we)`), casefile.SectionOther},
+		{normalize.MustPattern(`(?i)^what happened\??$`), casefile.SectionSummary},
+		{normalize.MustPattern(`(?i)^what went wrong`), casefile.SectionRootCause},
+		{normalize.MustPattern(`(?i)^how did we respond`), casefile.SectionTimeline},
+		{normalize.MustPattern(`(?i)^how are we making`), casefile.SectionActionItems},
+		{normalize.MustPattern(`(?i)^how can (?:customers|we)`), casefile.SectionOther},
 	}
-	azureTitle    = regexp.MustCompile(`(?i)^(?:(?:preliminary |final )?post[- ]incident review \(PIR\)|PIR\b|RCA\s*[-–])`)
-	azureUSDate   = regexp.MustCompile(`^(\d{1,2})/(\d{1,2})/(\d{4})$`)
-	azureTracking = regexp.MustCompile(`(?i)tracking id:?\s*([A-Z0-9_]{3,4}-[A-Z0-9_]{3})`)
+	azureTitle    = normalize.MustPattern(`(?i)^(?:(?:preliminary |final )?post[- ]incident review \(PIR\)|PIR\b|RCA\s*[-–])`)
+	azureUSDate   = normalize.MustPattern(`^(\d{1,2})/(\d{1,2})/(\d{4})$`)
+	azureTracking = normalize.MustPattern(`(?i)tracking id:?\s*([A-Z0-9_]{3,4}-[A-Z0-9_]{3})`)
 )
 
 // readAzure reads one post-incident review from Azure's status history

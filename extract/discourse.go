@@ -17,16 +17,15 @@ import (
 // discourseSel are the selectors of a Discourse topic's server-rendered
 // (crawler) view, pinned by testdata/discourse.
 var discourseSel = struct {
-	posts, body, author, creator, time, position, title, generator cascadia.Selector
+	posts, body, author, creator, time, position, title cascadia.Selector
 }{
-	posts:     cascadia.MustCompile(".topic-body.crawler-post, div.crawler-post, [itemtype$='DiscussionForumPosting'].topic-body"),
-	body:      cascadia.MustCompile(".post[itemprop], [itemprop='text'], [itemprop='articleBody'], .post"),
-	author:    cascadia.MustCompile(".creator [itemprop='name'], [itemprop='author'] [itemprop='name']"),
-	creator:   cascadia.MustCompile(".creator"),
-	time:      cascadia.MustCompile("time[datetime], [itemprop='datePublished']"),
-	position:  cascadia.MustCompile("[itemprop='position']"),
-	title:     cascadia.MustCompile("#topic-title h1, #topic-title a, h1"),
-	generator: cascadia.MustCompile("meta[name='generator']"),
+	posts:    cascadia.MustCompile(".topic-body.crawler-post, div.crawler-post, [itemtype$='DiscussionForumPosting'].topic-body"),
+	body:     cascadia.MustCompile(".post[itemprop], [itemprop='text'], [itemprop='articleBody'], .post"),
+	author:   cascadia.MustCompile(".creator [itemprop='name'], [itemprop='author'] [itemprop='name']"),
+	creator:  cascadia.MustCompile(".creator"),
+	time:     cascadia.MustCompile("time[datetime], [itemprop='datePublished']"),
+	position: cascadia.MustCompile("[itemprop='position']"),
+	title:    cascadia.MustCompile("#topic-title h1, #topic-title a, h1"),
 }
 
 // discoursePost is one post of a topic.
@@ -36,6 +35,24 @@ type discoursePost struct {
 	staff   bool
 	created *time.Time
 	body    *html.Node
+	// A post from the topic JSON carries its cooked HTML, parsed when read.
+	cooked   string
+	fromJSON bool
+}
+
+// cookedBody returns the post's body: for a post from the JSON, its
+// cooked HTML parsed into a div.
+func (p discoursePost) cookedBody() *html.Node {
+	if !p.fromJSON {
+		return p.body
+	}
+	body := &html.Node{Type: html.ElementNode, Data: "div", DataAtom: atom.Div}
+	// Parsing a string cannot fail: the parser reports only read errors.
+	nodes, _ := html.ParseFragment(strings.NewReader(p.cooked), &html.Node{Type: html.ElementNode, Data: "div", DataAtom: atom.Div})
+	for _, n := range nodes {
+		body.AppendChild(n)
+	}
+	return body
 }
 
 type discourseJSON struct {
@@ -76,19 +93,21 @@ func readDiscourse(pg *page) (reading, bool) {
 			if _, ok := byNumber[p.PostNumber]; ok || p.DeletedAt != nil || p.PostType != 0 && p.PostType != 1 {
 				continue
 			}
-			nodes, err := html.ParseFragment(strings.NewReader(p.Cooked), &html.Node{Type: html.ElementNode, Data: "div", DataAtom: atom.Div})
-			if err != nil {
-				continue
-			}
-			body := &html.Node{Type: html.ElementNode, Data: "div", DataAtom: atom.Div}
-			for _, n := range nodes {
-				body.AppendChild(n)
-			}
-			byNumber[p.PostNumber] = discoursePost{number: p.PostNumber, author: p.Username, staff: p.Staff, created: parseRFC3339(p.CreatedAt), body: body}
+			// The cooked HTML is parsed only if the post is read (cookedBody).
+			byNumber[p.PostNumber] = discoursePost{number: p.PostNumber, author: p.Username, staff: p.Staff, created: parseRFC3339(p.CreatedAt), cooked: p.Cooked, fromJSON: true}
 		}
 	}
-	htmlPosts := pg.doc.FindMatcher(discourseSel.posts)
-	generator := strings.ToLower(pg.doc.FindMatcher(discourseSel.generator).AttrOr("content", ""))
+	htmlPosts := pg.doc.FindNodes() // none: the posts selector needs one of the classes
+	if pg.ix.hasClasses("crawler-post") || pg.ix.hasClasses("topic-body") {
+		htmlPosts = pg.doc.FindMatcher(discourseSel.posts)
+	}
+	generator := ""
+	for _, m := range pg.ix.metas {
+		if v, ok := attrOK(m, "name"); ok && v == "generator" {
+			generator = strings.ToLower(attr(m, "content"))
+			break
+		}
+	}
 	if !fromJSON && (htmlPosts.Length() == 0 || m == nil && !strings.Contains(generator, "discourse")) {
 		return reading{}, false
 	}
@@ -166,7 +185,7 @@ func readDiscourse(pg *page) (reading, bool) {
 		}
 		// Later posts carry on from the main one: a follow-up posted the
 		// next day still speaks of the incident's day.
-		w.walk(p.body)
+		w.walk(p.cookedBody())
 		w.flush()
 	}
 	r.blocks, r.links = w.blocks, w.links

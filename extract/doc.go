@@ -9,10 +9,16 @@
 // testdata: Atlassian Statuspage incidents (with the incident JSON from
 // Page.Extra), incident.io status pages, Google Cloud's status dashboards
 // old and new, AWS post-event summaries, Azure post-incident reviews and
-// Discourse topics. Every other page goes through go-trafilatura for its
-// main content and go-htmldate for its publication date, both on the same
-// parsed tree; GitHub availability reports are such pages with their
-// incident headings marked.
+// Discourse topics. Blog posts made by the platforms most engineering
+// blogs run on (WordPress, Ghost, Hugo, Jekyll, Substack, Medium, Tistory;
+// known by the generator tag or markup only the platform writes) are read
+// from the one content root the platform puts the article in
+// (blogTemplates), when that root looks like an article. Every other page,
+// and a blog page whose root is missing or looks wrong, goes through
+// go-trafilatura for its main content; go-htmldate gives the publication
+// date; all on the same parsed tree, with the tree's lookups (meta tags,
+// JSON-LD, canonical link, class names) collected in one pass. GitHub
+// availability reports are blog pages with their incident headings marked.
 //
 // Time expressions are read by package normalize. This package decides what
 // each one inherits when it lacks a date or a zone: earlier in the same

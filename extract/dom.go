@@ -434,7 +434,27 @@ func (t *textBuf) newline() {
 }
 
 func (t *textBuf) text(s string) {
-	for _, r := range s {
+	for i := 0; i < len(s); {
+		if c := s[i]; c < utf8.RuneSelf {
+			// ASCII, as below without decoding.
+			i++
+			switch c {
+			case '\r':
+				continue
+			case ' ', '\t', '\n', '\v', '\f':
+				t.space = true
+				continue
+			}
+			if t.space && t.b.Len() > 0 && t.last != '\n' && spaceBetween(t.last, rune(c)) {
+				t.b.WriteByte(' ')
+			}
+			t.space = false
+			t.b.WriteByte(c)
+			t.last = rune(c)
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		i += size
 		switch {
 		case r == '\u200b' || r == '\ufeff' || r == '\u00ad' || r == '\r':
 			continue

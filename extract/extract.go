@@ -13,6 +13,7 @@ import (
 	"github.com/PuerkitoBio/goquery"
 	casefile "github.com/incidentlib/casefile"
 	"github.com/incidentlib/casefile/normalize"
+	"golang.org/x/net/html"
 	"golang.org/x/text/unicode/norm"
 )
 
@@ -87,6 +88,7 @@ type page struct {
 	ctx       context.Context
 	p         casefile.Page
 	doc       *goquery.Document
+	ix        *docIndex
 	fetched   *url.URL // the address the body came from (maybe a Wayback capture)
 	orig      *url.URL // the page it stands for
 	meta      map[string]string
@@ -101,16 +103,30 @@ type page struct {
 // casefile.ErrInvalid for content it cannot read (binary, a non-HTML media
 // type); the context's error when ctx ends first.
 func Page(ctx context.Context, p casefile.Page) (casefile.Document, error) {
+	pg, err := parsePage(ctx, p)
+	if err != nil {
+		return casefile.Document{}, err
+	}
+	r, err := read(pg)
+	if err != nil {
+		return casefile.Document{}, err
+	}
+	return assemble(pg, r), nil
+}
+
+// parsePage checks and parses the body, once, and reads what every reader
+// looks up: the base URL, the meta tags, the JSON-LD names.
+func parsePage(ctx context.Context, p casefile.Page) (*page, error) {
 	addr := p.FinalURL
 	if addr == "" {
 		addr = p.URL
 	}
 	if err := ctx.Err(); err != nil {
-		return casefile.Document{}, fmt.Errorf("extract %s: %w", addr, err)
+		return nil, fmt.Errorf("extract %s: %w", addr, err)
 	}
 	body := p.Body
 	if reason := unreadable(p.ContentType, body); reason != "" {
-		return casefile.Document{}, casefile.Errorf(casefile.ErrInvalid, "extract %s: %s", addr, reason)
+		return nil, casefile.Errorf(casefile.ErrInvalid, "extract %s: %s", addr, reason)
 	}
 	if !norm.NFC.IsNormal(body) {
 		body = norm.NFC.Bytes(body)
@@ -120,23 +136,18 @@ func Page(ctx context.Context, p casefile.Page) (casefile.Document, error) {
 	}
 	doc, err := goquery.NewDocumentFromReader(bytes.NewReader(body))
 	if err != nil {
-		return casefile.Document{}, casefile.Errorf(casefile.ErrInvalid, "extract %s: parse html: %w", addr, err)
+		return nil, casefile.Errorf(casefile.ErrInvalid, "extract %s: parse html: %w", addr, err)
 	}
-	pg := &page{ctx: ctx, p: p, doc: doc, orig: origURL(addr)}
+	pg := &page{ctx: ctx, p: p, doc: doc, orig: origURL(addr), ix: indexDoc(doc.Nodes[0])}
 	pg.fetched, _ = url.Parse(addr)
-	if href, ok := doc.Find("base[href]").First().Attr("href"); ok && pg.fetched != nil {
-		if b, err := pg.fetched.Parse(href); err == nil {
+	if pg.ix.base != nil && pg.fetched != nil {
+		if b, err := pg.fetched.Parse(attr(pg.ix.base, "href")); err == nil {
 			pg.fetched = b
 		}
 	}
-	pg.meta = metaTags(doc)
-	pg.publisher, pg.headline = jsonLDNames(doc)
-
-	r, err := read(pg)
-	if err != nil {
-		return casefile.Document{}, err
-	}
-	return assemble(pg, r), nil
+	pg.meta = metaTags(pg.ix.metas)
+	pg.publisher, pg.headline = jsonLDNames(pg.ix.ldJSON)
+	return pg, nil
 }
 
 // read picks the reader for the page: by host and path first, then by the
@@ -187,7 +198,7 @@ func read(pg *page) (reading, error) {
 // dates, sections, events, links, language and verdict.
 func assemble(pg *page, r reading) casefile.Document {
 	d := casefile.Document{
-		URL:      documentURL(pg.p.URL, pg.doc, r.platform != PlatformDiscourse),
+		URL:      documentURL(pg.p.URL, pg.ix.links, r.platform != PlatformDiscourse),
 		Host:     strings.ToLower(pg.orig.Hostname()),
 		Platform: r.platform,
 		SlugDate: slugDate(pg.orig),
@@ -201,12 +212,7 @@ func assemble(pg *page, r reading) casefile.Document {
 	}
 	d.Title = r.title
 	if d.Title == "" {
-		for _, t := range []string{pg.meta["og:title"], pg.meta["twitter:title"], pg.headline, docTitle(pg.doc)} {
-			if t != "" {
-				d.Title = t
-				break
-			}
-		}
+		d.Title = pageTitle(pg)
 	}
 	d.Title = cleanTitle(d.Title, d.SiteName)
 
@@ -279,6 +285,17 @@ func assemble(pg *page, r reading) casefile.Document {
 		text: strings.Join(texts[1:], "\n"), paras: paras, links: len(d.Links), listPage: r.listPage,
 	})
 	return d
+}
+
+// pageTitle is the title the page gives itself: og:title, twitter:title,
+// the JSON-LD headline or <title>, the first there is.
+func pageTitle(pg *page) string {
+	for _, t := range []string{pg.meta["og:title"], pg.meta["twitter:title"], pg.headline, docTitle(pg.ix)} {
+		if t != "" {
+			return t
+		}
+	}
+	return ""
 }
 
 // writtenZone returns the zone a page writes on its time stamps when it
@@ -443,20 +460,19 @@ func htmlEscape(s string) string {
 //
 // Discourse topics point their canonical link at the topic, dropping the
 // post number that selects the official post: it is not honoured there.
-func documentURL(raw string, doc *goquery.Document, honourCanonical bool) string {
-	rel := ""
-	doc.Find("link[rel]").EachWithBreak(func(_ int, s *goquery.Selection) bool {
-		if !honourCanonical {
-			return false
+func documentURL(raw string, links []*html.Node, honourCanonical bool) string {
+	rel, found := "", false
+	for _, l := range links {
+		if !honourCanonical || found {
+			break
 		}
-		for _, v := range strings.Fields(strings.ToLower(s.AttrOr("rel", ""))) {
+		for _, v := range strings.Fields(strings.ToLower(attr(l, "rel"))) {
 			if v == "canonical" {
-				rel = s.AttrOr("href", "")
-				return false
+				rel, found = attr(l, "href"), true
+				break
 			}
 		}
-		return true
-	})
+	}
 	if c := normalize.CanonicalFromPage(raw, rel); c != "" {
 		return c
 	}

@@ -23,6 +23,8 @@ func FuzzPage(f *testing.F) {
 	f.Add(`<table><tr><td class="date">Jan 30, 2017</td><td class="time">12:40</td><td>x</td></tr></table>`, "https://status.cloud.google.com/incident/compute/17003")
 	f.Add(`<div class="incident-history-item" data-tracking-id="AB12-CD3"><h3>PIR</h3></div>`, "https://azure.status.microsoft/en-us/status/history/?trackingId=AB12-CD3")
 	f.Add(`<div class="topic-body crawler-post"><div class="post">x</div></div>`, "https://forum.example.com/t/x/1/2")
+	f.Add(`<meta name="generator" content="Ghost 5.2"><article><section class="gh-content"><h2>Summary</h2><p>At 14:05 UTC the API failed for most customers; it recovered at 14:42 UTC after we reverted the change that removed the pool limit of the database proxy, which had opened a connection per request.</p><figure><figcaption>x</figcaption></figure><ul class="toc"><li><a href="#a">a</a></li></ul></section></article>`, "https://blog.example.com/2024/03/04/outage/")
+	f.Add(`<article><section><a href="/@d"><p>Dana</p></a><h2 data-selectable-paragraph="">Timeline</h2><ul><li data-selectable-paragraph="">10:02 a.m. UTC — deployed.</li></ul><p data-selectable-paragraph="">The change made the consumers far less tolerant of slow batches, and the group rebalanced over and over until we rolled back and moved to static membership for every consumer.</p></section></article>`, "https://medium.com/example/outage-1a2b3c")
 	f.Fuzz(func(t *testing.T, body, pageURL string) {
 		d, err := Page(context.Background(), casefile.Page{URL: pageURL, ContentType: "text/html", Body: []byte(body)})
 		if err != nil {

@@ -1,7 +1,6 @@
 package extract
 
 import (
-	"regexp"
 	"strings"
 	"time"
 
@@ -36,11 +35,11 @@ var gcpSel = struct {
 }
 
 var (
-	gcpReport    = regexp.MustCompile(`(?i)\bISSUE SUMMARY\b|\bROOT CAUSE\b|\bincident report\b|\bREMEDIATION AND PREVENTION\b`)
-	gcpAffecting = regexp.MustCompile(`(?i)^incident affecting\b`)
-	gcpDateCell  = regexp.MustCompile(`^(?:\d{1,2} [A-Z][a-z]{2,8}\.? \d{4}|\d{4}-\d{2}-\d{2}|[A-Z][a-z]{2,8}\.? \d{1,2},? \d{4})(?:\s+\d{1,2}:\d{2}.*)?$`)
-	gcpClockCell = regexp.MustCompile(`^\d{1,2}:\d{2}\b`)
-	gcpBeganRe   = regexp.MustCompile(`(?i)incident began at ([^.]*?\d{1,2}:\d{2})`)
+	gcpReport    = normalize.MustPattern(`(?i)\bISSUE SUMMARY\b|\bROOT CAUSE\b|\bincident report\b|\bREMEDIATION AND PREVENTION\b`)
+	gcpAffecting = normalize.MustPattern(`(?i)^incident affecting\b`)
+	gcpDateCell  = normalize.MustPattern(`^(?:\d{1,2} [A-Z][a-z]{2,8}\.? \d{4}|\d{4}-\d{2}-\d{2}|[A-Z][a-z]{2,8}\.? \d{1,2},? \d{4})(?:\s+\d{1,2}:\d{2}.*)?$`)
+	gcpClockCell = normalize.MustPattern(`^\d{1,2}:\d{2}\b`)
+	gcpBeganRe   = normalize.MustPattern(`(?i)incident began at ([^.]*?\d{1,2}:\d{2})`)
 )
 
 const (

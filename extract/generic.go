@@ -2,7 +2,6 @@ package extract
 
 import (
 	"fmt"
-	"regexp"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -10,23 +9,29 @@ import (
 	"github.com/PuerkitoBio/goquery"
 
 	casefile "github.com/incidentlib/casefile"
+	"github.com/incidentlib/casefile/normalize"
 	htmldate "github.com/markusmobius/go-htmldate"
 	trafilatura "github.com/markusmobius/go-trafilatura"
 	"golang.org/x/net/html"
 	"golang.org/x/net/html/atom"
 )
 
-// readGeneric reads a page no template fits: go-trafilatura finds the main
-// content on the shared tree (retried with FavorRecall when the first
-// result has no headings and no list items), go-htmldate the publication
-// date. Platform-specific touches (GitHub availability reports, Azure
-// PIRs) are applied to the blocks afterwards.
+// readGeneric reads a page no host template fits. A blog post of a known
+// platform is read from the platform's content root (blogRoot); any other
+// page, or a post whose root is missing or looks wrong, through
+// go-trafilatura, which finds the main content on the shared tree (retried
+// with FavorRecall when the first result has no headings and no list
+// items). go-htmldate gives the publication date. Platform-specific
+// touches (GitHub availability reports, Azure PIRs) are applied to the
+// blocks afterwards.
 func readGeneric(pg *page, platform string) (reading, error) {
 	r := reading{platform: platform}
 	if err := pg.ctx.Err(); err != nil {
 		return r, fmt.Errorf("extract %s: %w", pg.orig, err)
 	}
 	var root *html.Node
+	var blog blogContent
+	template := false
 	if len(pg.doc.Nodes) > 0 {
 		r.published = publishedDate(pg.doc.Nodes[0], pg.orig.String(), pg.p.FetchedAt)
 		r.publishedSet = true
@@ -34,19 +39,26 @@ func readGeneric(pg *page, platform string) (reading, error) {
 		if r.published != nil {
 			override = &htmldate.Result{DateTime: *r.published, HasTime: true}
 		}
+		if platform == PlatformBlog || platform == PlatformGitHubReport {
+			// A known blog platform: its article is where the platform
+			// puts it, no need to guess.
+			blog, template = blogRoot(pg)
+		}
 		opts := trafilatura.Options{
 			IncludeLinks:     true,
 			ExcludeComments:  true,
 			OriginalURL:      pg.orig,
 			HtmlDateOverride: override,
 		}
-		res, err := trafilatura.ExtractDocument(pg.doc.Nodes[0], opts)
-		if err == nil && res.ContentNode != nil {
-			root = res.ContentNode
-			r.title = res.Metadata.Title
-			r.siteName = res.Metadata.Sitename
+		if !template {
+			res, err := trafilatura.ExtractDocument(pg.doc.Nodes[0], opts)
+			if err == nil && res.ContentNode != nil {
+				root = res.ContentNode
+				r.title = res.Metadata.Title
+				r.siteName = res.Metadata.Sitename
+			}
 		}
-		if root == nil || !hasStructure(root) || !hasListItem(root) && contentListItems(pg.doc) >= 3 {
+		if !template && (root == nil || !hasStructure(root) || !hasListItem(root) && contentListItems(pg.doc) >= 3) {
 			// Nothing structured found, or the lists of the page were lost
 			// (old table layouts): try again favouring recall.
 			opts.Focus = trafilatura.FavorRecall
@@ -59,7 +71,14 @@ func readGeneric(pg *page, platform string) (reading, error) {
 		}
 	}
 	w := newWalker(pg.fetched)
-	if root != nil {
+	if template {
+		r.title = pageTitle(pg)
+		w.skip = blog.skip
+		for _, n := range blog.lead {
+			w.walk(n)
+		}
+		w.walk(blog.root)
+	} else if root != nil {
 		fixAtoms(root)
 		w.walk(root)
 	} else if body := pg.doc.Find("body"); body.Length() > 0 {
@@ -113,8 +132,8 @@ func chrome(n *html.Node) bool {
 // GitHub availability reports: one post, several incidents, each headed
 // "February 25 14:25 UTC (lasting 2 hours and 19 minutes)".
 var (
-	githubIncidentHeading = regexp.MustCompile(`(?i)^(?:follow[- ]up to )?` + monthNames + `\.? (\d{1,2})(?:st|nd|rd|th)? (\d{1,2}:\d{2}) UTC \(lasting ([^)]+)\)$`)
-	githubReportTitle     = regexp.MustCompile(`(?i)\bGitHub availability report\b(?:\s*[:\-–]\s*` + monthNames + `\s+(\d{4}))?`)
+	githubIncidentHeading = normalize.MustPattern(`(?i)^(?:follow[- ]up to )?` + monthNames + `\.? (\d{1,2})(?:st|nd|rd|th)? (\d{1,2}:\d{2}) UTC \(lasting ([^)]+)\)$`)
+	githubReportTitle     = normalize.MustPattern(`(?i)\bGitHub availability report\b(?:\s*[:\-–]\s*` + monthNames + `\s+(\d{4}))?`)
 )
 
 func isGitHubReport(pg *page, host string) bool {
@@ -124,7 +143,7 @@ func isGitHubReport(pg *page, host string) bool {
 	if strings.Contains(strings.ToLower(pg.orig.Path), "availability-report") {
 		return true
 	}
-	return githubReportTitle.MatchString(docTitle(pg.doc))
+	return githubReportTitle.MatchString(docTitle(pg.ix))
 }
 
 // githubReport marks each incident heading as a section of its own and
@@ -197,7 +216,7 @@ func contentListItems(doc *goquery.Document) int {
 
 // tailMarker is a heading or line that opens the furniture after an
 // article: comments, related posts, a category's other posts.
-var tailMarker = regexp.MustCompile(`(?i)^(?:댓글(?:\s*\d+)?|\d*\s*comments?|leave a (?:comment|reply)|responses?|related (?:posts|articles|stories)|you (?:might|may) also like|more from .*|read next|recommended(?: for you)?|share this(?: post| article)?|'.*' 카테고리의 다른 글|.*카테고리의 다른 글|관련 글|다른 글|이전 글|다음 글)$`)
+var tailMarker = normalize.MustPattern(`(?i)^(?:댓글(?:\s*\d+)?|\d*\s*comments?|leave a (?:comment|reply)|responses?|related (?:posts|articles|stories)|you (?:might|may) also like|more from .*|read next|recommended(?: for you)?|share this(?: post| article)?|'.*' 카테고리의 다른 글|.*카테고리의 다른 글|관련 글|다른 글|이전 글|다음 글)$`)
 
 // dropTail cuts the blocks from the first tail marker on.
 func dropTail(blocks []block) []block {
@@ -209,7 +228,7 @@ func dropTail(blocks []block) []block {
 	return blocks
 }
 
-var listPath = regexp.MustCompile(`(?i)/(?:tags?|categor(?:y|ies)|topics|archives?|authors?)(?:/|$)|/page/\d+/?$`)
+var listPath = normalize.MustPattern(`(?i)/(?:tags?|categor(?:y|ies)|topics|archives?|authors?)(?:/|$)|/page/\d+/?$`)
 
 // listOfPosts says why the page is an index of posts rather than one post
 // (a tag or archive page), or "".
@@ -218,15 +237,15 @@ func listOfPosts(pg *page) string {
 		return "a tag, category or archive address"
 	}
 	linked := 0
-	pg.doc.Find("h1, h2, h3").Each(func(_ int, s *goquery.Selection) {
-		if c := soleChild(s.Nodes[0]); c != nil && c.DataAtom == atom.A {
+	for _, h := range pg.ix.headings {
+		if c := soleChild(h); c != nil && c.DataAtom == atom.A {
 			linked++
 		}
-	})
+	}
 	if linked >= 4 {
 		return fmt.Sprintf("%d headings that link to posts", linked)
 	}
-	if n := pg.doc.Find("article").Length(); n >= 4 {
+	if n := pg.ix.articles; n >= 4 {
 		return fmt.Sprintf("%d articles", n)
 	}
 	return ""

@@ -35,12 +35,7 @@ func isIncidentIO(pg *page) bool {
 	if strings.Contains(strings.ToLower(pg.meta["generator"]), "incident.io") {
 		return true
 	}
-	found := false
-	pg.doc.Find("a[href*='incident.io'], link[href*='incident.io']").EachWithBreak(func(_ int, s *goquery.Selection) bool {
-		found = true
-		return false
-	})
-	return found
+	return pg.ix.incidentIO
 }
 
 // readIncidentIO reads an incident.io status page incident: the update list

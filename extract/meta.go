@@ -8,8 +8,9 @@ import (
 	"strings"
 	"time"
 	"unicode"
+	"unicode/utf8"
 
-	"github.com/PuerkitoBio/goquery"
+	"github.com/incidentlib/casefile/normalize"
 	htmldate "github.com/markusmobius/go-htmldate"
 	"golang.org/x/net/html"
 )
@@ -59,8 +60,8 @@ func origURL(raw string) *url.URL {
 var monthNames = `(jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)`
 
 var (
-	slugMonthDay = regexp.MustCompile(`(?i)(?:^|[^a-z])` + monthNames + `[-_ ](\d{1,2})(?:st|nd|rd|th)?[-_ ,]+((?:19|20)\d{2})(?:\D|$)`)
-	slugDayMonth = regexp.MustCompile(`(?i)(?:^|\D)(\d{1,2})(?:st|nd|rd|th)?[-_ ]` + monthNames + `[-_ ,]+((?:19|20)\d{2})(?:\D|$)`)
+	slugMonthDay = normalize.MustPattern(`(?i)(?:^|[^a-z])` + monthNames + `[-_ ](\d{1,2})(?:st|nd|rd|th)?[-_ ,]+((?:19|20)\d{2})(?:\D|$)`)
+	slugDayMonth = normalize.MustPattern(`(?i)(?:^|\D)(\d{1,2})(?:st|nd|rd|th)?[-_ ]` + monthNames + `[-_ ,]+((?:19|20)\d{2})(?:\D|$)`)
 	slugISO      = regexp.MustCompile(`(?:^|\D)((?:19|20)\d{2})[-_/](\d{1,2})[-_/](\d{1,2})(?:\D|$)`)
 	slugDMY      = regexp.MustCompile(`(?:^|\D)(\d{1,2})[-_.](\d{1,2})[-_.]((?:19|20)\d{2})(?:\D|$)`)
 	slugCompact  = regexp.MustCompile(`(?:^|\D)((?:19|20)\d{2})(\d{2})(\d{2})(?:\D|$)`)
@@ -158,7 +159,15 @@ func ymd(y, m, d string) string {
 func language(texts ...string) string {
 	hangul, latin := 0, 0
 	for _, t := range texts {
-		for _, r := range t {
+		for i := 0; i < len(t); i++ {
+			if t[i] < utf8.RuneSelf {
+				if c := t[i] | 0x20; 'a' <= c && c <= 'z' {
+					latin++ // an ASCII letter, as below
+				}
+				continue
+			}
+			r, size := utf8.DecodeRuneInString(t[i:])
+			i += size - 1
 			switch {
 			case unicode.Is(unicode.Hangul, r):
 				hangul++
@@ -175,13 +184,12 @@ func language(texts ...string) string {
 }
 
 // metaTags collects <meta> name/property → content, first one wins.
-func metaTags(doc *goquery.Document) map[string]string {
+func metaTags(metas []*html.Node) map[string]string {
 	m := map[string]string{}
-	doc.Find("meta").Each(func(_ int, s *goquery.Selection) {
-		n := s.Nodes[0]
+	for _, n := range metas {
 		content := strings.TrimSpace(attr(n, "content"))
 		if content == "" {
-			return
+			continue
 		}
 		for _, k := range []string{"property", "name", "itemprop"} {
 			if key := strings.ToLower(strings.TrimSpace(attr(n, k))); key != "" {
@@ -190,17 +198,17 @@ func metaTags(doc *goquery.Document) map[string]string {
 				}
 			}
 		}
-	})
+	}
 	return m
 }
 
 // jsonLDNames returns the publisher or site name and the headline found in
 // the page's JSON-LD blocks.
-func jsonLDNames(doc *goquery.Document) (publisher, headline string) {
-	doc.Find(`script[type="application/ld+json"]`).Each(func(_ int, s *goquery.Selection) {
+func jsonLDNames(scripts []*html.Node) (publisher, headline string) {
+	for _, s := range scripts {
 		var v any
-		if json.Unmarshal([]byte(s.Text()), &v) != nil {
-			return
+		if json.Unmarshal([]byte(nodeText(s)), &v) != nil {
+			continue
 		}
 		var visit func(v any, depth int)
 		visit = func(v any, depth int) {
@@ -231,7 +239,7 @@ func jsonLDNames(doc *goquery.Document) (publisher, headline string) {
 			}
 		}
 		visit(v, 0)
-	})
+	}
 	return publisher, headline
 }
 
@@ -317,7 +325,26 @@ func publishedDate(root *html.Node, pageURL string, fetched time.Time) *time.Tim
 	return &t
 }
 
-// docTitle is the <title> element's text.
-func docTitle(doc *goquery.Document) string {
-	return oneLine(collapse(doc.Find("title").First().Text()))
+// docTitle is the first <title> element's text.
+func docTitle(ix *docIndex) string {
+	if ix.title == nil {
+		return ""
+	}
+	return oneLine(collapse(nodeText(ix.title)))
+}
+
+// nodeText is the text of n's subtree, as goquery's Text gives it.
+func nodeText(n *html.Node) string {
+	var b strings.Builder
+	var visit func(*html.Node)
+	visit = func(n *html.Node) {
+		if n.Type == html.TextNode {
+			b.WriteString(n.Data)
+		}
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			visit(c)
+		}
+	}
+	visit(n)
+	return b.String()
 }

@@ -2,7 +2,6 @@ package extract
 
 import (
 	"encoding/json"
-	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -173,7 +172,7 @@ var maintenanceStatuses = map[string]bool{"scheduled": true, "in progress": true
 
 // defaultBodies are the texts Statuspage fills in when the author writes
 // nothing of their own.
-var defaultBodies = regexp.MustCompile(`(?i)^(?:this incident has been resolved|we are (?:currently )?investigating (?:this|the) issue|we(?:'re| are) investigating|a fix has been implemented and we are monitoring the results|the issue has been identified and a fix is being implemented|we are continuing to (?:investigate|monitor|work on a fix for) (?:this|the) issue|we are currently investigating this issue|this issue has been resolved|the scheduled maintenance has been completed|scheduled maintenance is currently in progress[^.]*|we will be undergoing scheduled maintenance during this time|verification is currently underway for the maintenance items)\.?$`)
+var defaultBodies = normalize.MustPattern(`(?i)^(?:this incident has been resolved|we are (?:currently )?investigating (?:this|the) issue|we(?:'re| are) investigating|a fix has been implemented and we are monitoring the results|the issue has been identified and a fix is being implemented|we are continuing to (?:investigate|monitor|work on a fix for) (?:this|the) issue|we are currently investigating this issue|this issue has been resolved|the scheduled maintenance has been completed|scheduled maintenance is currently in progress[^.]*|we will be undergoing scheduled maintenance during this time|verification is currently underway for the maintenance items)\.?$`)
 
 // readStatuspage reads an Atlassian Statuspage incident: its update rows
 // (newest first) and postmortem from the HTML, with the incident JSON from
@@ -184,7 +183,14 @@ func readStatuspage(pg *page) (reading, bool) {
 	if m := statuspageCode.FindStringSubmatch(pg.orig.Path); m != nil {
 		code = m[1]
 	}
+	hasRows := pg.ix.hasClasses("incident-updates-container", "update-row") // the row selector needs both
+	if !hasRows && code == "" {
+		return reading{}, false // no rows, and without a code the JSON does not count
+	}
 	inc, spg := statuspageJSON(pg.p.Extra, code)
+	if !hasRows && inc == nil {
+		return reading{}, false
+	}
 	rows := pg.doc.FindMatcher(statuspageSel.updates)
 	if rows.Length() == 0 && (inc == nil || code == "") {
 		return reading{}, false
@@ -220,7 +226,7 @@ func statusPageNames(pg *page, r *reading, inc *spIncident, spg *spPage) {
 			r.env.zone, r.env.zoneName = loc, spg.TimeZone
 		}
 	}
-	t := docTitle(pg.doc)
+	t := docTitle(pg.ix)
 	if r.siteName == "" {
 		r.siteName = strings.TrimSuffix(pg.meta["og:site_name"], " Status")
 	}

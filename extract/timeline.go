@@ -1,7 +1,6 @@
 package extract
 
 import (
-	"regexp"
 	"strings"
 	"time"
 	"unicode"
@@ -207,9 +206,9 @@ func timeline(blocks []block, kinds []casefile.SectionKind, env timeEnv) []casef
 	return events
 }
 
-var promise = regexp.MustCompile(`(?i)\b(?:update|updates|information|details|report|news)\s+(?:by|at|before|around|no later than|on or before)\s*$|\b(?:next update|update again|check back)\b[^.]{0,20}$|\b(?:every (?:day|night|morning|evening|hour)|daily|nightly|each (?:day|night))\s+(?:at\s+)?$|매일\s*(?:새벽|오전|오후|저녁|밤)?\s*$`)
+var promise = normalize.MustPattern(`(?i)\b(?:update|updates|information|details|report|news)\s+(?:by|at|before|around|no later than|on or before)\s*$|\b(?:next update|update again|check back)\b[^.]{0,20}$|\b(?:every (?:day|night|morning|evening|hour)|daily|nightly|each (?:day|night))\s+(?:at\s+)?$|매일\s*(?:새벽|오전|오후|저녁|밤)?\s*$`)
 
-var bylineRe = regexp.MustCompile(`(?i)^(?:작성자|글쓴이|등록일|작성일|posted|published|written|updated|last updated|by)\b|조회\s*:?\s*[\d,]+`)
+var bylineRe = normalize.MustPattern(`(?i)^(?:작성자|글쓴이|등록일|작성일|posted|published|written|updated|last updated|by)\b|조회\s*:?\s*[\d,]+`)
 
 // byline reports a short line naming the author or the posting date.
 func byline(text string) bool {
@@ -365,9 +364,42 @@ func clip(s string) string {
 // durationWords reports text that may state a duration: a unit word. It
 // spares the duration scanner most paragraphs.
 func durationWords(text string) bool {
+	if isASCII(text) {
+		// Lower-casing changes only ASCII letters here: compare without it.
+		for _, u := range []string{"min", "hour", "hr", "sec", "day", "week"} {
+			if containsFold(text, u) {
+				return true
+			}
+		}
+		return false
+	}
 	lower := strings.ToLower(text)
 	for _, u := range []string{"min", "hour", "hr", "sec", "day", "week", "분", "시간", "초", "일"} {
 		if strings.Contains(lower, u) {
+			return true
+		}
+	}
+	return false
+}
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
+}
+
+// containsFold reports whether text holds word (lower-case ASCII letters)
+// with its letters in any case.
+func containsFold(text, word string) bool {
+	for i := 0; i+len(word) <= len(text); i++ {
+		j := 0
+		for j < len(word) && text[i+j]|0x20 == word[j] {
+			j++
+		}
+		if j == len(word) {
 			return true
 		}
 	}

@@ -3,12 +3,12 @@ package extract
 import (
 	"math"
 	"net/url"
-	"regexp"
 	"strconv"
 	"strings"
 	"unicode/utf8"
 
 	casefile "github.com/incidentlib/casefile"
+	"github.com/incidentlib/casefile/normalize"
 )
 
 // postmortemThreshold is the score from which a page is a postmortem.
@@ -36,28 +36,28 @@ type evidence struct {
 }
 
 var (
-	titlePostmortem = []*regexp.Regexp{
-		regexp.MustCompile(`(?i)\bpost[- ]?mortem\b`),
-		regexp.MustCompile(`(?i)\bincident (?:report|review|analysis|retrospective|summary|write-?up)\b`),
-		regexp.MustCompile(`(?i)\bpost[- ]incident (?:review|report)\b`),
-		regexp.MustCompile(`\bPIR\b`),
-		regexp.MustCompile(`(?i)\bRCA\b|\broot cause analysis\b`),
-		regexp.MustCompile(`(?i)^summary of the .*(?:service (?:disruption|event)|event|outage|issue)`),
-		regexp.MustCompile(`(?i)\b(?:outage|downtime|disruption|incident|degradation|interruption|service issue)s?\b.*\b(?:on|of|from)?\s*(?:` + monthNames + `\.? \d{1,2}(?:st|nd|rd|th)?\b|\d{1,2}(?:st|nd|rd|th)? ` + monthNames + `\b|\d{4}-\d{2}-\d{2})`),
-		regexp.MustCompile(`(?i)\b(?:what|why) (?:happened|went wrong|broke|went down)\b`),
-		regexp.MustCompile(`(?i)\blessons learned\b`),
-		regexp.MustCompile(`(?i)\bavailability report\b`),
-		regexp.MustCompile(`장애 ?(?:보고|리포트|회고|분석|원인|사후|경위)|사후 ?분석|포스트 ?모템|장애 (?:발생 )?(?:안내|공지)에 대한|회고`),
+	titlePostmortem = []*normalize.Pattern{
+		normalize.MustPattern(`(?i)\bpost[- ]?mortem\b`),
+		normalize.MustPattern(`(?i)\bincident (?:report|review|analysis|retrospective|summary|write-?up)\b`),
+		normalize.MustPattern(`(?i)\bpost[- ]incident (?:review|report)\b`),
+		normalize.MustPattern(`\bPIR\b`),
+		normalize.MustPattern(`(?i)\bRCA\b|\broot cause analysis\b`),
+		normalize.MustPattern(`(?i)^summary of the .*(?:service (?:disruption|event)|event|outage|issue)`),
+		normalize.MustPattern(`(?i)\b(?:outage|downtime|disruption|incident|degradation|interruption|service issue)s?\b.*\b(?:on|of|from)?\s*(?:` + monthNames + `\.? \d{1,2}(?:st|nd|rd|th)?\b|\d{1,2}(?:st|nd|rd|th)? ` + monthNames + `\b|\d{4}-\d{2}-\d{2})`),
+		normalize.MustPattern(`(?i)\b(?:what|why) (?:happened|went wrong|broke|went down)\b`),
+		normalize.MustPattern(`(?i)\blessons learned\b`),
+		normalize.MustPattern(`(?i)\bavailability report\b`),
+		normalize.MustPattern(`장애 ?(?:보고|리포트|회고|분석|원인|사후|경위)|사후 ?분석|포스트 ?모템|장애 (?:발생 )?(?:안내|공지)에 대한|회고`),
 	}
-	urlPostmortem   = regexp.MustCompile(`(?i)post-?mortem|incident|outage|downtime|disruption|retrospective|root-?cause|\brca\b|/message/`)
-	reBetween       = regexp.MustCompile(`(?i)\b(?:between|from)\b[^.\n]{0,40}?\d{1,2}(?::\d{2}|\s?[ap]\.?m\.?)[^.\n]{0,60}?\b(?:and|to|until|through)\b[^.\n]{0,40}?\d{1,2}(?::\d{2}|\s?[ap]\.?m\.?)`)
-	reApology       = regexp.MustCompile(`(?i)\b(?:we|I)(?: sincerely| deeply| truly| again)? apologi[sz]e|\bwe(?:'re| are|’re)(?: very| truly| deeply| so)? sorry\b|\bour apologies\b|\bapologi[sz]e for\b|(?:^|[.!]\s+)sorry\b|\bsorry for\b|사과(?:드립니다|를 드립니다|드리며)|죄송합니다|불편을 드려`)
-	reIncidentWords = regexp.MustCompile(`(?i)\b(?:outages?|incidents?|downtime|disruptions?|degrad(?:ed|ation)|unavailab(?:le|ility)|errors?|failures?|failed|failing|broke|broken|went down|rolled back|reverted)\b|장애|중단|오류|지연`)
-	titleMaintain   = regexp.MustCompile(`(?i)\b(?:scheduled|planned) maintenance\b|\bmaintenance window\b|정기 ?점검|점검 안내`)
-	titleAnnounce   = regexp.MustCompile(`(?i)^(?:introducing|announcing|meet)\b|\bnow (?:generally )?available\b|\bgenerally available\b|\brelease notes\b|\bwhat'?s new\b|\bnew features?\b|\blaunch(?:es|ed|ing)?\b|\bwebinar\b|\bpricing\b|\bchangelog\b|출시|신규 기능`)
-	titleGuide      = regexp.MustCompile(`(?i)\btemplates?\b|\bhow to\b|\bbest practices?\b|\bguide\b|\bchecklist\b|\btutorial\b|\bplaybook\b|\brunbook\b|\bexamples? of\b|\bwriting (?:a |good |better |effective )?post-?mortems?\b|\bpost-?mortem (?:culture|process|meetings?|docs?|documents?)\b|\bblameless\b|\bawesome\b|\bcollection of\b|\blist of\b|작성법|가이드|템플릿`)
-	titleList       = regexp.MustCompile(`(?i)\b(?:incident|status) history\b|\barchives?\b|^tag:|^category:|^posts? tagged\b|^tagged\b|\bpage \d+\b|\ball posts\b`)
-	titleJunk       = regexp.MustCompile(`(?i)^(?:redirecting|just a moment|attention required|access denied|403 forbidden|404\b|page not found|not found|error\b|captcha|are you a robot|wayback machine|loading|sign in|log in|please wait|checking your browser|security check|blocked)|\bwayback machine\b|\bpage not found\b`)
+	urlPostmortem   = normalize.MustPattern(`(?i)post-?mortem|incident|outage|downtime|disruption|retrospective|root-?cause|\brca\b|/message/`)
+	reBetween       = normalize.MustPattern(`(?i)\b(?:between|from)\b[^.\n]{0,40}?\d{1,2}(?::\d{2}|\s?[ap]\.?m\.?)[^.\n]{0,60}?\b(?:and|to|until|through)\b[^.\n]{0,40}?\d{1,2}(?::\d{2}|\s?[ap]\.?m\.?)`)
+	reApology       = normalize.MustPattern(`(?i)\b(?:we|I)(?: sincerely| deeply| truly| again)? apologi[sz]e|\bwe(?:'re| are|’re)(?: very| truly| deeply| so)? sorry\b|\bour apologies\b|\bapologi[sz]e for\b|(?:^|[.!]\s+)sorry\b|\bsorry for\b|사과(?:드립니다|를 드립니다|드리며)|죄송합니다|불편을 드려`)
+	reIncidentWords = normalize.MustPattern(`(?i)\b(?:outages?|incidents?|downtime|disruptions?|degrad(?:ed|ation)|unavailab(?:le|ility)|errors?|failures?|failed|failing|broke|broken|went down|rolled back|reverted)\b|장애|중단|오류|지연`)
+	titleMaintain   = normalize.MustPattern(`(?i)\b(?:scheduled|planned) maintenance\b|\bmaintenance window\b|정기 ?점검|점검 안내`)
+	titleAnnounce   = normalize.MustPattern(`(?i)^(?:introducing|announcing|meet)\b|\bnow (?:generally )?available\b|\bgenerally available\b|\brelease notes\b|\bwhat'?s new\b|\bnew features?\b|\blaunch(?:es|ed|ing)?\b|\bwebinar\b|\bpricing\b|\bchangelog\b|출시|신규 기능`)
+	titleGuide      = normalize.MustPattern(`(?i)\btemplates?\b|\bhow to\b|\bbest practices?\b|\bguide\b|\bchecklist\b|\btutorial\b|\bplaybook\b|\brunbook\b|\bexamples? of\b|\bwriting (?:a |good |better |effective )?post-?mortems?\b|\bpost-?mortem (?:culture|process|meetings?|docs?|documents?)\b|\bblameless\b|\bawesome\b|\bcollection of\b|\blist of\b|작성법|가이드|템플릿`)
+	titleList       = normalize.MustPattern(`(?i)\b(?:incident|status) history\b|\barchives?\b|^tag:|^category:|^posts? tagged\b|^tagged\b|\bpage \d+\b|\ball posts\b`)
+	titleJunk       = normalize.MustPattern(`(?i)^(?:redirecting|just a moment|attention required|access denied|403 forbidden|404\b|page not found|not found|error\b|captcha|are you a robot|wayback machine|loading|sign in|log in|please wait|checking your browser|security check|blocked)|\bwayback machine\b|\bpage not found\b`)
 )
 
 // verdict scores the evidence. Each reason names its signal and weight.
@@ -175,7 +175,7 @@ var incidentWords = []string{"outage", "incident", "downtime", "disruption", "de
 
 // anyLine reports whether re matches a line of text (lower-cased) that
 // holds one of the key words.
-func anyLine(text string, keys []string, re *regexp.Regexp) bool {
+func anyLine(text string, keys []string, re *normalize.Pattern) bool {
 	for len(text) > 0 {
 		line := text
 		if i := strings.IndexByte(text, '\n'); i >= 0 {

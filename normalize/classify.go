@@ -53,6 +53,7 @@ func Slugs(hits []Hit) []string {
 type classTerm struct {
 	slug string
 	re   *regexp.Regexp
+	pat  *Pattern
 	// generic terms are common words ("database", "monitoring"): their
 	// slug needs a score of 2 (a core section, or two mentions).
 	generic bool
@@ -137,7 +138,8 @@ func literalsOf(re *syntax.Regexp) []string {
 // ct compiles a dictionary entry. Patterns are case-insensitive; they mark
 // their own word boundaries so that Korean terms can match inside words.
 func ct(slug, pattern string, opts ...string) classTerm {
-	t := classTerm{slug: slug, re: regexp.MustCompile(`(?i)` + pattern), literals: requiredLiterals(`(?i)` + pattern)}
+	pat := MustPattern(`(?i)` + pattern)
+	t := classTerm{slug: slug, re: pat.re, pat: pat, literals: pat.literals}
 	for _, o := range opts {
 		switch {
 		case o == "generic":
@@ -371,53 +373,120 @@ type classSentence struct {
 // sentences and items, and the text of events not already seen.
 func documentSentences(doc casefile.Document) []classSentence {
 	var out []classSentence
-	seen := map[string]bool{}
-	add := func(text string, kind casefile.SectionKind) {
-		text = strings.Join(strings.Fields(text), " ")
-		if text == "" || seen[string(kind)+"\x00"+text] {
+	type key struct {
+		kind casefile.SectionKind
+		text string
+	}
+	seen := map[key]bool{}
+	// lower is the text in lower case when a slice of the lower-case
+	// paragraph gives it (see lowerLen), else "".
+	add := func(text string, kind casefile.SectionKind, lower string) {
+		if c := collapseSpaces(text); c != text {
+			text, lower = c, ""
+		}
+		if text == "" || seen[key{kind, text}] {
 			return
 		}
-		seen[string(kind)+"\x00"+text] = true
-		seen[text] = true
-		out = append(out, classSentence{text, strings.ToLower(text), kind})
+		seen[key{kind, text}] = true
+		seen[key{"", text}] = true
+		if lower == "" {
+			lower = strings.ToLower(text)
+		}
+		out = append(out, classSentence{text, lower, kind})
 	}
-	add(doc.Title, casefile.SectionTitle)
+	// addAll adds the sentences of a paragraph, lower-casing it once.
+	addAll := func(p string, kind casefile.SectionKind) {
+		lp, same := lowerLen(p)
+		for _, sp := range sentenceSpans(p) {
+			raw := p[sp[0]:sp[1]]
+			sent := strings.TrimSpace(raw)
+			if sent == "" {
+				continue
+			}
+			lower := ""
+			if same {
+				off := sp[0] + len(raw) - len(strings.TrimLeftFunc(raw, unicode.IsSpace))
+				lower = lp[off : off+len(sent)]
+			}
+			add(sent, kind, lower)
+		}
+	}
+	add(doc.Title, casefile.SectionTitle, "")
 	for _, s := range doc.Sections {
 		kind := s.Kind
 		if kind == "" {
 			kind = casefile.SectionOther
 		}
 		if s.Heading != "" && kind != casefile.SectionTitle {
-			add(s.Heading, kind)
+			add(s.Heading, kind, "")
 		}
 		for _, p := range s.Paragraphs {
-			for _, sent := range textSentences(p) {
-				add(sent, kind)
-			}
+			addAll(p, kind)
 		}
 		for _, it := range s.Items {
-			for _, sent := range textSentences(it) {
-				add(sent, kind)
-			}
+			addAll(it, kind)
 		}
 	}
 	for _, e := range doc.Events {
 		for _, sent := range textSentences(e.Text) {
-			if !seen[strings.Join(strings.Fields(sent), " ")] {
+			if !seen[key{"", collapseSpaces(sent)}] {
 				kind := e.Section
 				if kind == "" {
 					kind = casefile.SectionTimeline
 				}
-				add(sent, kind)
+				add(sent, kind, "")
 			}
 		}
 	}
 	return out
 }
 
+// lowerLen returns strings.ToLower(s) and whether lower-casing kept every
+// rune's length, so that a slice of s and the same slice of the result
+// are each other's lower case.
+func lowerLen(s string) (string, bool) {
+	ascii := true
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			ascii = false
+			break
+		}
+	}
+	lower := strings.ToLower(s)
+	if ascii {
+		return lower, true
+	}
+	if len(lower) != len(s) {
+		return lower, false
+	}
+	for _, r := range s {
+		if r == utf8.RuneError || utf8.RuneLen(unicode.ToLower(r)) != utf8.RuneLen(r) {
+			return lower, false
+		}
+	}
+	return lower, true
+}
+
+// collapseSpaces is strings.Join(strings.Fields(s), " "), without the
+// work when s is already so.
+func collapseSpaces(s string) string {
+	prevSpace := true // a leading space needs the work too
+	for _, r := range s {
+		space := r == ' ' || '\t' <= r && r <= '\r' || r >= utf8.RuneSelf && unicode.IsSpace(r)
+		if space && (prevSpace || r != ' ') {
+			return strings.Join(strings.Fields(s), " ")
+		}
+		prevSpace = space
+	}
+	if prevSpace && s != "" {
+		return strings.Join(strings.Fields(s), " ")
+	}
+	return s
+}
+
 // negationRe finds a negation shortly before a term ("not caused by a
 // bug", "an attack was ruled out").
-var negationRe = regexp.MustCompile(`(?i)(?:\b(?:not|no|never|without|rather than|instead of|unrelated to|ruled out)\b|n't\b)[^,;.]*$`)
+var negationRe = MustPattern(`(?i)(?:\b(?:not|no|never|without|rather than|instead of|unrelated to|ruled out)\b|n't\b)[^,;.]*$`)
 
 // negatedAt reports whether the term at s[start:end] is negated: a
 // negation word in the same clause within a few words before it, or
@@ -449,67 +518,132 @@ type classContext struct {
 	cloud, kubernetes bool
 }
 
-// termList is one list's dictionary with the literal set over all its
-// terms' literals: a sentence is scanned once per list, and a term's
-// regexp runs only on the sentences holding one of its literals.
-type termList struct {
-	terms []classTerm
+// dictionary holds the term lists with one literal set over the literals
+// of every alternative of every term of every list: a sentence is scanned
+// once, and a term's regexp runs, made of only the alternatives that can
+// match, only on the sentences (and the part of them) where some can.
+type dictionary struct {
+	lists [][]classTerm
 	lits  *litSet
-	// always are the terms without literals: searched in every sentence.
-	always []int
+	// Per literal id: the list, the term and its pattern's literal.
+	list, term, lit []int
+	// always lists, per list, the terms searched in every sentence (an
+	// alternative needs no literal, or the term cannot be filtered).
+	always [][]int
+	// unfiltered says the literals did not fit one set: every term's
+	// whole regexp runs on every sentence.
+	unfiltered bool
 }
 
-func newTermList(terms []classTerm) *termList {
-	l := &termList{terms: terms}
-	var lits []string
-	var ids []int
-	for i, t := range terms {
-		if t.literals == nil {
-			l.always = append(l.always, i)
-			continue
-		}
-		for _, lit := range t.literals {
-			lits, ids = append(lits, lit), append(ids, i)
-		}
-	}
-	l.lits = newLitSet(lits, ids)
-	return l
-}
-
-// The lists, compiled once.
-var (
-	rootCauseList    = newTermList(rootCauseTerms)
-	symptomList      = newTermList(symptomTerms)
-	contributingList = newTermList(contributingTerms)
-	componentList    = newTermList(componentTerms)
-	domainList       = newTermList(domainTerms)
+// The lists of the dictionary, in its order.
+const (
+	dictDomains = iota
+	dictSymptoms
+	dictContributing
+	dictComponents
+	dictRootCauses
 )
 
-// candidates returns, per term, the indexes of the sentences of non-zero
-// weight that may hold a match of it (what classTerm.mayMatch says), in
-// sentence order.
-func (l *termList) candidates(sents []classSentence, weights map[casefile.SectionKind]float64) [][]int32 {
-	cand := make([][]int32, len(l.terms))
-	seen := make([]bool, len(l.terms))
-	var found []int
-	for si, s := range sents {
-		if sectionWeight(weights, s.kind) == 0 {
-			continue
-		}
-		found = l.lits.mark(s.lower, seen, found[:0])
-		for _, id := range found {
-			seen[id] = false
-		}
-		found = append(found, l.always...)
-		for _, id := range found {
-			cand[id] = append(cand[id], int32(si))
+// dict is the dictionary, compiled once.
+var dict = newDictionary(domainTerms, symptomTerms, contributingTerms, componentTerms, rootCauseTerms)
+
+func newDictionary(lists ...[]classTerm) *dictionary {
+	d := &dictionary{lists: lists, always: make([][]int, len(lists))}
+	var lits []string
+	var ids []int
+	for li, terms := range lists {
+		for ti, t := range terms {
+			if t.pat.lits == nil || t.pat.always != 0 {
+				d.always[li] = append(d.always[li], ti)
+			}
+			if t.pat.lits == nil {
+				continue
+			}
+			for k := range t.pat.lit {
+				ids = append(ids, len(d.list))
+				d.list, d.term, d.lit = append(d.list, li), append(d.term, ti), append(d.lit, k)
+			}
+			lits = append(lits, t.pat.litStrings...)
 		}
 	}
-	return cand
+	if d.lits = newLitSet(lits, ids); d.lits == nil {
+		// Too many literals for one set: every term searches every sentence.
+		d.lits, d.list, d.term, d.lit, d.unfiltered = newLitSet(nil, nil), nil, nil, nil, true
+		for li, terms := range lists {
+			d.always[li] = d.always[li][:0]
+			for ti := range terms {
+				d.always[li] = append(d.always[li], ti)
+			}
+		}
+	}
+	return d
+}
+
+// termSearch is a term's pattern to run on one sentence, as planned.
+type termSearch struct {
+	sentence int
+	m        matcher
+}
+
+// searches returns, per list and term, the regexps to run on the
+// sentences that may hold a match of the term, in sentence order.
+// Sentences of weight 0 in a list are left out of it.
+func (d *dictionary) searches(sents []classSentence, weights []map[casefile.SectionKind]float64) [][][]termSearch {
+	out := make([][][]termSearch, len(d.lists))
+	acc := make([][]search, len(d.lists))
+	for li, terms := range d.lists {
+		out[li] = make([][]termSearch, len(terms))
+		acc[li] = make([]search, len(terms))
+		for ti := range terms {
+			acc[li][ti] = newSearch()
+		}
+	}
+	type ref struct{ list, term int }
+	var touched []ref
+	for si, s := range sents {
+		d.lits.scan(s.lower, func(id, end int) {
+			li, ti := d.list[id], d.term[id]
+			a := &acc[li][ti]
+			if a.mask == 0 {
+				touched = append(touched, ref{li, ti})
+			}
+			a.hit(d.lists[li][ti].pat, d.lit[id], end)
+		})
+		// Positions in the lower-case text are those of the text unless
+		// lower-casing changed lengths; ASCII folding is not enough where
+		// the text has other letters with case.
+		whole := len(s.lower) != len(s.text) || casedNonASCII(s.text)
+		add := func(li, ti int, a search) {
+			if sectionWeight(weights[li], s.kind) == 0 {
+				return
+			}
+			t := d.lists[li][ti]
+			ts := termSearch{sentence: si, m: t.pat.wholeText(s.text)}
+			if !whole && !d.unfiltered && t.pat.lits != nil {
+				if ts.m = a.plan(t.pat, s.text); ts.m.mask == 0 {
+					return
+				}
+			}
+			out[li][ti] = append(out[li][ti], ts)
+		}
+		for _, r := range touched {
+			add(r.list, r.term, acc[r.list][r.term])
+			acc[r.list][r.term] = newSearch()
+		}
+		touched = touched[:0]
+		for li, terms := range d.always {
+			for _, ti := range terms {
+				if acc[li][ti].mask == 0 { // not added above
+					add(li, ti, acc[li][ti])
+				}
+			}
+		}
+	}
+	return out
 }
 
 // classifyList scores one list's terms over the sentences.
-func classifyList(v *Vocabulary, list string, tl *termList, sents []classSentence, weights map[casefile.SectionKind]float64, ctx classContext) []Hit {
+func classifyList(v *Vocabulary, list string, terms []classTerm, searches [][]termSearch, sents []classSentence, weights map[casefile.SectionKind]float64, ctx classContext) []Hit {
 	type acc struct {
 		hit               Hit
 		specific, generic float64
@@ -517,12 +651,11 @@ func classifyList(v *Vocabulary, list string, tl *termList, sents []classSentenc
 		order             int
 	}
 	scores := map[string]*acc{}
-	cand := tl.candidates(sents, weights)
-	for ti, t := range tl.terms {
-		for _, si := range cand[ti] {
-			s := sents[si]
+	for ti, t := range terms {
+		for _, ts := range searches[ti] {
+			s := sents[ts.sentence]
 			w := sectionWeight(weights, s.kind)
-			for _, loc := range t.re.FindAllStringIndex(s.text, -1) {
+			for _, loc := range ts.m.findAll(s.text, -1) {
 				if t.negatable && negatedAt(s.text, loc[0], loc[1]) {
 					continue
 				}
@@ -600,10 +733,24 @@ func Classify(doc casefile.Document) Classification {
 // (bgp → networking, kubelet → kubernetes), and terms after a negation
 // ("not caused by a bug") do not count. Every slug returned is in v.
 func (v *Vocabulary) Classify(doc casefile.Document) Classification {
-	sents := documentSentences(doc)
-	owner := PageOwner(doc.URL, doc.SiteName)
+	return v.classify(doc, documentSentences(doc))
+}
 
-	domains := classifyList(v, ListDomains, domainList, sents, partWeights, classContext{})
+// dictWeights are the section weights of the dictionary's lists.
+var dictWeights = []map[casefile.SectionKind]float64{
+	dictDomains: partWeights, dictSymptoms: symptomWeights, dictContributing: contributingWeights,
+	dictComponents: partWeights, dictRootCauses: rootCauseWeights,
+}
+
+// classify is Classify over the document's sentences.
+func (v *Vocabulary) classify(doc casefile.Document, sents []classSentence) Classification {
+	owner := PageOwner(doc.URL, doc.SiteName)
+	found := dict.searches(sents, dictWeights)
+	list := func(name string, l int, ctx classContext) []Hit {
+		return classifyList(v, name, dict.lists[l], found[l], sents, dictWeights[l], ctx)
+	}
+
+	domains := list(ListDomains, dictDomains, classContext{})
 	if d, ok := ownerDomains[owner.Name]; ok && v.Has(ListDomains, d) {
 		domains = addHit(domains, Hit{Slug: d, Term: owner.Name, Sentence: owner.Source, Section: casefile.SectionTitle,
 			Score: 3, Rule: "the owner " + owner.Name + " implies " + d})
@@ -618,9 +765,9 @@ func (v *Vocabulary) Classify(doc casefile.Document) Classification {
 		}
 	}
 	c := Classification{
-		Symptoms:     firstHits(classifyList(v, ListSymptoms, symptomList, sents, symptomWeights, ctx), maxSymptoms),
-		Contributing: firstHits(classifyList(v, ListContributing, contributingList, sents, contributingWeights, ctx), maxContributing),
-		Components:   classifyList(v, ListComponents, componentList, sents, partWeights, ctx),
+		Symptoms:     firstHits(list(ListSymptoms, dictSymptoms, ctx), maxSymptoms),
+		Contributing: firstHits(list(ListContributing, dictContributing, ctx), maxContributing),
+		Components:   list(ListComponents, dictComponents, ctx),
 	}
 	drop := map[string]bool{}
 	for _, h := range c.Components {
@@ -640,7 +787,7 @@ func (v *Vocabulary) Classify(doc casefile.Document) Classification {
 	c.Components = firstHits(c.Components, maxComponents)
 	c.Domains = firstHits(domains, maxDomains)
 
-	causes := classifyList(v, ListRootCauses, rootCauseList, sents, rootCauseWeights, ctx)
+	causes := list(ListRootCauses, dictRootCauses, ctx)
 	if len(causes) > 0 {
 		c.RootCause = causes[0]
 		if len(causes) > 1 {

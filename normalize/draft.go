@@ -62,7 +62,10 @@ const (
 //
 // Draft fails with casefile.ErrNotPostmortem when the document's verdict
 // says it is not a postmortem, and with casefile.ErrInvalid when its URL is
-// not a valid source URL or no incident date can be found at all.
+// not a valid source URL or no incident date can be found at all. The case
+// follows the schema and the vocabulary; Draft does not validate it (see
+// Validate): callers validate the case they keep, once they have finished
+// it.
 func Draft(doc casefile.Document) (casefile.Draft, error) {
 	if !doc.Postmortem.IsPostmortem {
 		reasons := strings.Join(doc.Postmortem.Reasons, "; ")
@@ -118,7 +121,7 @@ func Draft(doc casefile.Document) (casefile.Draft, error) {
 	c.Impact = d.impact()
 
 	// Classification.
-	cl := d.v.Classify(doc)
+	cl := d.v.classify(doc, d.sentences())
 	c.RootCause = cl.RootCause.Slug
 	d.add("root_cause", cl.RootCause.Slug, cl.RootCause.Sentence, cl.RootCause.Rule, hitConfidence(cl.RootCause))
 	c.Symptoms = d.hits("symptoms", cl.Symptoms)
@@ -131,10 +134,11 @@ func Draft(doc casefile.Document) (casefile.Draft, error) {
 	c.ActionItems = d.items("action_items", casefile.SectionActionItems, true)
 	c.Docs = d.docs()
 
-	if err := Validate(c); err != nil {
-		// Draft builds only what the schema allows; a failure is a bug.
-		return casefile.Draft{}, fmt.Errorf("draft %s: the draft does not validate: %w", canonical, err)
-	}
+	// Draft builds only what the schema allows (the tests validate every
+	// draft they make). It does not run Validate itself: the caller
+	// validates the case it stores, after it fills in the source and
+	// archive links; a second run of the schema here cost about a fifth of
+	// drafting.
 	return casefile.Draft{Case: c, Evidence: d.ev}, nil
 }
 
@@ -145,6 +149,16 @@ type drafter struct {
 	ko  bool
 	url string
 	ev  []casefile.Evidence
+	// sents are the document's sentences, made once (see sentences).
+	sents []classSentence
+}
+
+// sentences returns documentSentences of the document, made once.
+func (d *drafter) sentences() []classSentence {
+	if d.sents == nil {
+		d.sents = documentSentences(d.doc)
+	}
+	return d.sents
 }
 
 func (d *drafter) add(field, value, source, rule string, conf float64) {
@@ -210,14 +224,14 @@ func (d *drafter) date(tl tlChoice) (string, error) {
 	return "", casefile.Errorf(casefile.ErrInvalid, "draft %s: no incident date: no time-stamped event, no date in the url and no publication date", d.url)
 }
 
-var slugDateRe = regexp.MustCompile(`^\d{4}-\d{2}-\d{2}$`)
+var slugDateRe = MustPattern(`^\d{4}-\d{2}-\d{2}$`)
 
 // titlePrefixRe strips labels that say what kind of page it is, not what
 // happened.
 var (
-	titlePrefixRe = regexp.MustCompile(`(?i)^\s*(?:\[(?:resolved|update|updated|closed|postmortem|post-mortem|incident report|rca|pir|해결|해결됨|복구|완료|장애 ?보고(?:서)?|사후 ?분석|포스트모템|공지)\]\s*|(?:resolved|update|postmortem|post-mortem|post mortem|incident report|incident review|incident analysis|incident retrospective|post[- ]incident (?:review|report)(?: \(PIR\))?|PIR|RCA|root cause analysis|summary|장애 ?보고(?:서)?|사후 ?분석|포스트모템)\s*[:\-–—|]\s*)`)
-	titleOfRe     = regexp.MustCompile(`(?i)^\s*(?:a\s+)?(?:post[- ]?mortem|incident report|incident review|root cause analysis|RCA|retrospective)\s+(?:of|for|on|about)\s+(?:the\s+)?`)
-	titleSuffixRe = regexp.MustCompile(`\s+[|·–—-]\s+[^|·–—-]{1,60}$`)
+	titlePrefixRe = MustPattern(`(?i)^\s*(?:\[(?:resolved|update|updated|closed|postmortem|post-mortem|incident report|rca|pir|해결|해결됨|복구|완료|장애 ?보고(?:서)?|사후 ?분석|포스트모템|공지)\]\s*|(?:resolved|update|postmortem|post-mortem|post mortem|incident report|incident review|incident analysis|incident retrospective|post[- ]incident (?:review|report)(?: \(PIR\))?|PIR|RCA|root cause analysis|summary|장애 ?보고(?:서)?|사후 ?분석|포스트모템)\s*[:\-–—|]\s*)`)
+	titleOfRe     = MustPattern(`(?i)^\s*(?:a\s+)?(?:post[- ]?mortem|incident report|incident review|root cause analysis|RCA|retrospective)\s+(?:of|for|on|about)\s+(?:the\s+)?`)
+	titleSuffixRe = MustPattern(`\s+[|·–—-]\s+[^|·–—-]{1,60}$`)
 )
 
 // cleanTitle rewrites a headline minimally: page-type labels go
@@ -286,10 +300,10 @@ func (d *drafter) paragraphs(kinds ...casefile.SectionKind) []string {
 }
 
 // greetingRe: a paragraph that only greets the reader.
-var greetingRe = regexp.MustCompile(`(?i)^(?:hi|hello|hey|dear|greetings|안녕하세요)\b|^안녕하세요`)
+var greetingRe = MustPattern(`(?i)^(?:hi|hello|hey|dear|greetings|안녕하세요)\b|^안녕하세요`)
 
 // proseEndRe: how a paragraph of prose ends.
-var proseEndRe = regexp.MustCompile(`[.!?。:;)"'”’다요]\s*$`)
+var proseEndRe = MustPattern(`[.!?。:;)"'”’다요]\s*$`)
 
 // boilerplate reports whether a paragraph is not prose worth drafting from:
 // the headline again, a dateline or byline, a greeting, a link promotion.
@@ -385,7 +399,7 @@ func (d *drafter) summary() casefile.Text {
 
 // statusUpdateRe: labels of status updates that describe the incident as
 // it happened.
-var statusUpdateRe = regexp.MustCompile(`(?i)^(?:investigating|identified|update|monitoring)$`)
+var statusUpdateRe = MustPattern(`(?i)^(?:investigating|identified|update|monitoring)$`)
 
 func (d *drafter) symptomsText() casefile.Text {
 	ps := d.paragraphs(casefile.SectionImpact, casefile.SectionSymptoms)
@@ -442,11 +456,11 @@ func joinItems(items []string) string {
 // The trigger tiers: words that name what set the incident off, then
 // sentences that describe a change being made, then words that often do.
 var (
-	triggerCauseRe  = regexp.MustCompile(`(?i)\b(?:was |were )?(?:triggered|set off|caused) by\b|\bthe trigger\b|\b(?:began|started) (?:when|after)\b|촉발`)
-	triggerChangeRe = regexp.MustCompile(`(?i)\b(?:deployed|pushed|rolled out|upgraded|migrated|released)\b|\b(?:deploys|pushes|applied|applies|ran|runs|executed|introduced|changed|updated|replaced|moved|renamed|removed|enabled|disabled|switched|restarted|edited|saved|modified) (?:a|an|the|our|its|their|to|it|them|some|all|every)\b|\b(?:a|an|the|our) (?:\w+ ){0,3}?(?:change|deploy(?:ment)?|update|upgrade|migration|rollout|release|push|maintenance|command)\b|변경|배포|업데이트|재시작|옮기`)
-	triggerWeakRe   = regexp.MustCompile(`(?i)\b(?:restart\w*|configuration|maintenance|reboot\w*|failover|expired?)\b|설정`)
+	triggerCauseRe  = MustPattern(`(?i)\b(?:was |were )?(?:triggered|set off|caused) by\b|\bthe trigger\b|\b(?:began|started) (?:when|after)\b|촉발`)
+	triggerChangeRe = MustPattern(`(?i)\b(?:deployed|pushed|rolled out|upgraded|migrated|released)\b|\b(?:deploys|pushes|applied|applies|ran|runs|executed|introduced|changed|updated|replaced|moved|renamed|removed|enabled|disabled|switched|restarted|edited|saved|modified) (?:a|an|the|our|its|their|to|it|them|some|all|every)\b|\b(?:a|an|the|our) (?:\w+ ){0,3}?(?:change|deploy(?:ment)?|update|upgrade|migration|rollout|release|push|maintenance|command)\b|변경|배포|업데이트|재시작|옮기`)
+	triggerWeakRe   = MustPattern(`(?i)\b(?:restart\w*|configuration|maintenance|reboot\w*|failover|expired?)\b|설정`)
 	// triggerSkipRe: sentences about the write-up or about later work.
-	triggerSkipRe = regexp.MustCompile(`(?i)\bthis (?:post|report|write-?up|document|review|page)\b|\bwhat we (?:changed|have changed|are changing)\b|\bwe(?:'re|’re| are| will|'ll|’ll) (?:also |now )?(?:making|changing|adding|going|working)\b|\bgoing forward\b|\bin the future\b`)
+	triggerSkipRe = MustPattern(`(?i)\bthis (?:post|report|write-?up|document|review|page)\b|\bwhat we (?:changed|have changed|are changing)\b|\bwe(?:'re|’re| are| will|'ll|’ll) (?:also |now )?(?:making|changing|adding|going|working)\b|\bgoing forward\b|\bin the future\b`)
 )
 
 func (d *drafter) trigger() casefile.Text {
@@ -456,7 +470,7 @@ func (d *drafter) trigger() casefile.Text {
 		return d.text(s)
 	}
 	tiers := []struct {
-		re   *regexp.Regexp
+		re   *Pattern
 		what string
 		conf float64
 	}{
@@ -515,7 +529,7 @@ func firstSentences(ss []string, n, limit int) string {
 	return strings.Join(out, " ")
 }
 
-var detectionSentenceRe = regexp.MustCompile(`(?i)\balert(?:ed|s|ing)?\b|\bpaged\b|\bpages?\s+(?:fire[sd]?|went out)|\b(?:first|automated)\s+pages?\b|\bdetected\b|\bnoticed\b|\bbecame aware\b|\bmonitors?\b.*\b(?:fired|triggered|showed|reported)|\bdeclared\b|알림|감지|인지|알렸`)
+var detectionSentenceRe = MustPattern(`(?i)\balert(?:ed|s|ing)?\b|\bpaged\b|\bpages?\s+(?:fire[sd]?|went out)|\b(?:first|automated)\s+pages?\b|\bdetected\b|\bnoticed\b|\bbecame aware\b|\bmonitors?\b.*\b(?:fired|triggered|showed|reported)|\bdeclared\b|알림|감지|인지|알렸`)
 
 func (d *drafter) detection() *casefile.Text {
 	if ps := d.paragraphs(casefile.SectionDetection); len(ps) > 0 {
@@ -525,7 +539,7 @@ func (d *drafter) detection() *casefile.Text {
 		return &t
 	}
 	var hits []string
-	for _, s := range documentSentences(d.doc) {
+	for _, s := range d.sentences() {
 		if tlIgnoredSections[s.kind] || s.kind == casefile.SectionRemediation || s.kind == casefile.SectionTitle {
 			continue
 		}
@@ -573,12 +587,12 @@ func (d *drafter) lessons() *casefile.Text {
 
 // Impact patterns.
 var (
-	regionRe = regexp.MustCompile(`(?i)\b(?:us|eu|ap|sa|ca|me|af|il|mx|cn)-(?:gov-)?(?:east|west|north|south|central|northeast|southeast|northwest|southwest)-\d\b|\b(?:us|europe|asia|australia|northamerica|southamerica|me|africa)-(?:east|west|north|south|central|northeast|southeast|northwest|southwest)\d+(?:-[a-f])?\b|\bN(?:orthern|\.) Virginia\b|\b(?:East|West|North|South|Central|North Central|South Central|West Central) (?:US|Europe|Asia)(?: \d)?\b|\ball (?:GCE |AWS |Azure )?regions\b`)
-	usersRe  = regexp.MustCompile(`(?i)(?:\b\d+(?:\.\d+)?\s?%|\b(?:all|some|most|many|a (?:small |large )?(?:subset|portion|number|fraction|percentage)|the majority|a majority)|\b(?:approximately|about|over|around|nearly|roughly|more than|up to) \d[\d,]*|\b\d{1,3}(?:,\d{3})+|\b\d{2,})\s+(?:of\s+)?(?:our\s+|the\s+|all\s+)?(?:[A-Za-z-]+\s+){0,2}?(?:customers|users|accounts|merchants|developers|tenants|organi[sz]ations|sites|websites)\b`)
+	regionRe = MustPattern(`(?i)\b(?:us|eu|ap|sa|ca|me|af|il|mx|cn)-(?:gov-)?(?:east|west|north|south|central|northeast|southeast|northwest|southwest)-\d\b|\b(?:us|europe|asia|australia|northamerica|southamerica|me|africa)-(?:east|west|north|south|central|northeast|southeast|northwest|southwest)\d+(?:-[a-f])?\b|\bN(?:orthern|\.) Virginia\b|\b(?:East|West|North|South|Central|North Central|South Central|West Central) (?:US|Europe|Asia)(?: \d)?\b|\ball (?:GCE |AWS |Azure )?regions\b`)
+	usersRe  = MustPattern(`(?i)(?:\b\d+(?:\.\d+)?\s?%|\b(?:all|some|most|many|a (?:small |large )?(?:subset|portion|number|fraction|percentage)|the majority|a majority)|\b(?:approximately|about|over|around|nearly|roughly|more than|up to) \d[\d,]*|\b\d{1,3}(?:,\d{3})+|\b\d{2,})\s+(?:of\s+)?(?:our\s+|the\s+|all\s+)?(?:[A-Za-z-]+\s+){0,2}?(?:customers|users|accounts|merchants|developers|tenants|organi[sz]ations|sites|websites)\b`)
 )
 
 // timeUnitRe: a users phrase that is really a duration ("35 minutes customers").
-var timeUnitRe = regexp.MustCompile(`(?i)\b(?:seconds?|minutes?|hours?|days?|weeks?|months?|years?|am|pm)\b`)
+var timeUnitRe = MustPattern(`(?i)\b(?:seconds?|minutes?|hours?|days?|weeks?|months?|years?|am|pm)\b`)
 
 func (d *drafter) impact() casefile.Impact {
 	imp := casefile.Impact{Scope: "unknown", Users: "unknown", Region: "unknown"}
@@ -665,7 +679,7 @@ func (d *drafter) hits(field string, hs []Hit) []string {
 }
 
 // itemPrefixRe strips list markers left in item text.
-var itemPrefixRe = regexp.MustCompile(`^\s*(?:[-*•·–]\s+|\(?\d{1,2}[.)]\s+|\(?[a-z][.)]\s+)`)
+var itemPrefixRe = MustPattern(`^\s*(?:[-*•·–]\s+|\(?\d{1,2}[.)]\s+|\(?[a-z][.)]\s+)`)
 
 func cleanItem(s string) string {
 	s = strings.Join(strings.Fields(s), " ")
@@ -673,7 +687,7 @@ func cleanItem(s string) string {
 }
 
 // promiseRe finds sentences that promise work.
-var promiseRe = regexp.MustCompile(`(?i)\b(?:we|we're|we’re|we've|we’ve|our teams?|engineers?|the team)\s+(?:will|shall|are|have (?:begun|started)|plan|intend|'re|'ll|’ll)\b|\bwill be\b|\bis being\b|\bare being\b|\bplanned\b|\bin progress\b|겠습니다|예정|계획|한다\.?$|하겠다|것이다`)
+var promiseRe = MustPattern(`(?i)\b(?:we|we're|we’re|we've|we’ve|our teams?|engineers?|the team)\s+(?:will|shall|are|have (?:begun|started)|plan|intend|'re|'ll|’ll)\b|\bwill be\b|\bis being\b|\bare being\b|\bplanned\b|\bin progress\b|겠습니다|예정|계획|한다\.?$|하겠다|것이다`)
 
 // items makes remediation or action items: one per list item of the
 // sections of kind k; from a section with prose only, one per sentence
@@ -749,12 +763,12 @@ func (d *drafter) items(field string, k casefile.SectionKind, promises bool) []c
 
 // Prevention sentences in prose: what the organisation is changing.
 var (
-	preventionRe     = regexp.MustCompile(`(?i)\bto (?:keep|prevent|avoid|stop)\b[^.]*\b(?:again|recurr\w*|happening)\b|\bwe(?:'re|’re| are) (?:also |now |currently )?\w+ing\b|\bwe(?:'ll|’ll| will) (?:also )?(?:make|change|add|build|move|improve|introduce|review|update|roll out|implement|replace|expand|increase|reduce|create|write|automate|alert|test|publish)\b|\bwe have (?:since )?(?:changed|added|moved|introduced|updated|implemented|replaced|built|created|written|automated)\b|\bgoing forward\b`)
-	preventionSkipRe = regexp.MustCompile(`(?i)\bsorry\b|\bapologi|\bproud\b|\b(?:another|next|an) update\b|\bdo everything we can\b|\bcontinue to (?:monitor|investigate)|\bwe(?:'re|’re| are) (?:also |now |currently |still )?(?:investigating|monitoring|seeing|experiencing|continuing|aware|looking into|observing|going to publish|working (?:to|on) (?:resolve|restore|mitigate|fix|identify|understand|a fix))\b|\bthis morning\b|\bat this time\b`)
-	vagueChangesRe   = regexp.MustCompile(`(?i)\b(?:several|a number of|the following|some|many) (?:changes|improvements|steps|actions)\b`)
+	preventionRe     = MustPattern(`(?i)\bto (?:keep|prevent|avoid|stop)\b[^.]*\b(?:again|recurr\w*|happening)\b|\bwe(?:'re|’re| are) (?:also |now |currently )?\w+ing\b|\bwe(?:'ll|’ll| will) (?:also )?(?:make|change|add|build|move|improve|introduce|review|update|roll out|implement|replace|expand|increase|reduce|create|write|automate|alert|test|publish)\b|\bwe have (?:since )?(?:changed|added|moved|introduced|updated|implemented|replaced|built|created|written|automated)\b|\bgoing forward\b`)
+	preventionSkipRe = MustPattern(`(?i)\bsorry\b|\bapologi|\bproud\b|\b(?:another|next|an) update\b|\bdo everything we can\b|\bcontinue to (?:monitor|investigate)|\bwe(?:'re|’re| are) (?:also |now |currently |still )?(?:investigating|monitoring|seeing|experiencing|continuing|aware|looking into|observing|going to publish|working (?:to|on) (?:resolve|restore|mitigate|fix|identify|understand|a fix))\b|\bthis morning\b|\bat this time\b`)
+	vagueChangesRe   = MustPattern(`(?i)\b(?:several|a number of|the following|some|many) (?:changes|improvements|steps|actions)\b`)
 	// enumLeadRe finds where the list of a promise starts: after "we are"
 	// or "we will".
-	enumLeadRe  = regexp.MustCompile(`(?i)\bwe(?:'re|’re| are|'ll|’ll| will)(?: also)? `)
+	enumLeadRe  = MustPattern(`(?i)\bwe(?:'re|’re| are|'ll|’ll| will)(?: also)? `)
 	enumSplitRe = regexp.MustCompile(`,\s+(?:and\s+)?|;\s+(?:and\s+)?|\s+and\s+`)
 )
 
@@ -814,12 +828,12 @@ func joinerBefore(text, part string) string {
 // Cited links worth keeping: issues, pull requests, commits, bug trackers
 // and documentation.
 var (
-	docCodeRe    = regexp.MustCompile(`^/[^/]+/[^/]+/(?:-/)?(?:issues|pull|pulls|merge_requests|commit|commits|releases/tag|security/advisories|compare)/[^/]+`)
+	docCodeRe    = MustPattern(`^/[^/]+/[^/]+/(?:-/)?(?:issues|pull|pulls|merge_requests|commit|commits|releases/tag|security/advisories|compare)/[^/]+`)
 	docCodeHosts = []string{"github.com", "gitlab.com", "bitbucket.org", "codeberg.org"}
-	docBugRe     = regexp.MustCompile(`(?i)^(?:bugs?|bugzilla|issues|issuetracker|jira|tracker)\.|^(?:bugs\.chromium\.org|issuetracker\.google\.com|launchpad\.net|bugs\.launchpad\.net|code\.google\.com|bugzilla\.\S+)$`)
-	docBugPathRe = regexp.MustCompile(`(?i)/(?:browse/[A-Z][A-Z0-9]+-\d+|show_bug\.cgi|issues?/\d+|bugs?/\d+|\+bug/\d+)`)
-	docDocsRe    = regexp.MustCompile(`(?i)^(?:docs?|developers?|developer-docs|learn|support|help|kb|manual|wiki)\.|\.readthedocs\.io$`)
-	docDocsPath  = regexp.MustCompile(`(?i)^/(?:docs?|documentation|manual|reference|kb|knowledge-?base|rfc\d*|html/rfc\d+)(?:/|$)|/docs/`)
+	docBugRe     = MustPattern(`(?i)^(?:bugs?|bugzilla|issues|issuetracker|jira|tracker)\.|^(?:bugs\.chromium\.org|issuetracker\.google\.com|launchpad\.net|bugs\.launchpad\.net|code\.google\.com|bugzilla\.\S+)$`)
+	docBugPathRe = MustPattern(`(?i)/(?:browse/[A-Z][A-Z0-9]+-\d+|show_bug\.cgi|issues?/\d+|bugs?/\d+|\+bug/\d+)`)
+	docDocsRe    = MustPattern(`(?i)^(?:docs?|developers?|developer-docs|learn|support|help|kb|manual|wiki)\.|\.readthedocs\.io$`)
+	docDocsPath  = MustPattern(`(?i)^/(?:docs?|documentation|manual|reference|kb|knowledge-?base|rfc\d*|html/rfc\d+)(?:/|$)|/docs/`)
 	docRFCHosts  = []string{"rfc-editor.org", "datatracker.ietf.org", "tools.ietf.org", "cve.mitre.org", "nvd.nist.gov"}
 )
 
@@ -947,52 +961,52 @@ func sortedEvents(evs []casefile.Event) []casefile.Event {
 // The words the timeline rules read in the clause around each time stamp.
 var (
 	// tlStartRe: an explicit start of impact.
-	tlStartRe = regexp.MustCompile(`(?i)\b(?:incident|outage|issue|impact|problems?|errors?|failures?|disruption|degradation|downtime|event|elevated \w+)\s+(?:\w+\s+){0,2}?(?:began|begun|begin|begins|started|starts|start|commenced)\b|\b(?:began|begun|started|starting|begins|starts|begin|start)\s+(?:to\s+)?(?:fail\w*|return\w*|see\w*|drop\w*|tim\w+ out|error\w*|experienc\w*|affect\w*|impact\w*|serv\w+ errors|reject\w*|crash\w*|degrad\w*|slow\w*)|\b(?:start|beginning|onset) of (?:the )?(?:customer |user |the )?(?:impact|outage|incident|disruption|errors|failures)|\bonset\b|(?:^|[^재])시작(?:됐|되었|되어|된|했고|해)`)
+	tlStartRe = MustPattern(`(?i)\b(?:incident|outage|issue|impact|problems?|errors?|failures?|disruption|degradation|downtime|event|elevated \w+)\s+(?:\w+\s+){0,2}?(?:began|begun|begin|begins|started|starts|start|commenced)\b|\b(?:began|begun|started|starting|begins|starts|begin|start)\s+(?:to\s+)?(?:fail\w*|return\w*|see\w*|drop\w*|tim\w+ out|error\w*|experienc\w*|affect\w*|impact\w*|serv\w+ errors|reject\w*|crash\w*|degrad\w*|slow\w*)|\b(?:start|beginning|onset) of (?:the )?(?:customer |user |the )?(?:impact|outage|incident|disruption|errors|failures)|\bonset\b|(?:^|[^재])시작(?:됐|되었|되어|된|했고|해)`)
 	// tlStartAtRe: "began at", "starting on" — a start unless the clause
 	// is about the response (investigating, rolling back ...).
-	tlStartAtRe = regexp.MustCompile(`(?i)\b(?:began|started|starting|beginning|commenced|begins|starts)\s+(?:at|on|around|about|approximately|from|shortly|just)\b|\bsince\b|부터`)
+	tlStartAtRe = MustPattern(`(?i)\b(?:began|started|starting|beginning|commenced|begins|starts)\s+(?:at|on|around|about|approximately|from|shortly|just)\b|\bsince\b|부터`)
 	// tlLeadEndRe: words right before a stamp that make it an end
 	// ("until 11:37AM", "by 12:26PM").
-	tlLeadEndRe  = regexp.MustCompile(`(?i)\b(?:until|till|through|to|by|as of)\s+(?:about|around|approximately|roughly)?\s*$|까지\s*$`)
-	tlResponseRe = regexp.MustCompile(`(?i)\binvestigat\w*|\bmitigat\w*|\broll(?:ed|ing)?\s*back|\brevert\w*|\brestor\w*|\brecover\w*|\bdeploy\w*|\bwork(?:ing)? on|\bfix\w*|조사|배포|복구|롤백`)
+	tlLeadEndRe  = MustPattern(`(?i)\b(?:until|till|through|to|by|as of)\s+(?:about|around|approximately|roughly)?\s*$|까지\s*$`)
+	tlResponseRe = MustPattern(`(?i)\binvestigat\w*|\bmitigat\w*|\broll(?:ed|ing)?\s*back|\brevert\w*|\brestor\w*|\brecover\w*|\bdeploy\w*|\bwork(?:ing)? on|\bfix\w*|조사|배포|복구|롤백`)
 	// tlDetectRe: the organisation learnt of the incident; tlWeakDetectRe:
 	// words that say so only when the time is not a start ("we are
 	// investigating errors since 14:05").
-	tlDetectRe     = regexp.MustCompile(`(?i)\balerted\b|\b(?:alerts?|alarms?|monitors?|monitoring)\b[^.;]{0,40}?\b(?:fired|fires|triggered|triggers|went off|paged|pages|sounded|notified|warned|detected)\b|\bpages?\s+(?:fired|fires|went out|follow\w*|were sent)\b|\b(?:received|got) (?:an? |the )?(?:alert|alarm|page)s?\b|\bpaged\b|\b(?:first|automated)\s+pages?\b|\bdetect(?:s|ed|ion)?\b|\bnotic(?:e|es|ed)\b|\b(?:became|become|becomes) aware\b|\b(?:were|was|are|is) made aware\b|\bdeclar(?:e|es|ed)\b|\breports? from (?:customers|users)|\b(?:customers?|users?) (?:report\w*|emailed|contacted|wrote|called|complained)|\bfound out\b|\blearn(?:ed|t) (?:of|about)\b|감지|인지|알림|알렸|장애를 선언`)
-	tlWeakDetectRe = regexp.MustCompile(`(?i)\binvestigat\w*|\bengaged\b|\bon-?call\b|\bidentified (?:an? |the )?(?:issue|problem|incident)|조사`)
+	tlDetectRe     = MustPattern(`(?i)\balerted\b|\b(?:alerts?|alarms?|monitors?|monitoring)\b[^.;]{0,40}?\b(?:fired|fires|triggered|triggers|went off|paged|pages|sounded|notified|warned|detected)\b|\bpages?\s+(?:fired|fires|went out|follow\w*|were sent)\b|\b(?:received|got) (?:an? |the )?(?:alert|alarm|page)s?\b|\bpaged\b|\b(?:first|automated)\s+pages?\b|\bdetect(?:s|ed|ion)?\b|\bnotic(?:e|es|ed)\b|\b(?:became|become|becomes) aware\b|\b(?:were|was|are|is) made aware\b|\bdeclar(?:e|es|ed)\b|\breports? from (?:customers|users)|\b(?:customers?|users?) (?:report\w*|emailed|contacted|wrote|called|complained)|\bfound out\b|\blearn(?:ed|t) (?:of|about)\b|감지|인지|알림|알렸|장애를 선언`)
+	tlWeakDetectRe = MustPattern(`(?i)\binvestigat\w*|\bengaged\b|\bon-?call\b|\bidentified (?:an? |the )?(?:issue|problem|incident)|조사`)
 	// tlLeadStartRe: words right before a stamp that make it a start
 	// ("since 14:05", "starting at about 03:45").
-	tlLeadStartRe = regexp.MustCompile(`(?i)\b(?:since|from|beginning(?: at| on)?|starting(?: at| on)?|began(?: at| on)?|started(?: at| on)?|begins(?: at)?|starts(?: at)?)\s+(?:about|around|approximately|roughly)?\s*$`)
+	tlLeadStartRe = MustPattern(`(?i)\b(?:since|from|beginning(?: at| on)?|starting(?: at| on)?|began(?: at| on)?|started(?: at| on)?|begins(?: at)?|starts(?: at)?)\s+(?:about|around|approximately|roughly)?\s*$`)
 	// tlResolveRe: full recovery.
-	tlResolveRe = regexp.MustCompile(`(?i)\bresolved\b|\brecovered\b|\bfull(?:y)?\s+(?:recover\w*|restor\w*|resolv\w*|mitigat\w*|back|operational|functional|available)|\brestored\b|\bback to normal\b|\bback (?:at|to) (?:their |its |the )?(?:normal|expected|usual|pre-incident|baseline)|\breturned to (?:normal|expected|usual)|\bnormal (?:operations?|service|levels?)\b|\b(?:impact|incident|outage|disruption|errors?)\s+(?:ended|ends|stopped|subsided|was over)|\bended at\b|\buntil\b|\bno longer (?:seeing|affected|impacted|experiencing)|\brecovery (?:was |is )?complete|\bcompleted (?:its |the |their )?recovery|\bwork(?:ed|ing|s)? (?:again|normally|straight away|as expected)\b|\b(?:flowing|flowed|running) again\b|회복|복구(?:됐|되었|했)|해결(?:됐|되었)|정상(?:으로|화)|돌아왔|끝났|까지 이어|되살렸`)
+	tlResolveRe = MustPattern(`(?i)\bresolved\b|\brecovered\b|\bfull(?:y)?\s+(?:recover\w*|restor\w*|resolv\w*|mitigat\w*|back|operational|functional|available)|\brestored\b|\bback to normal\b|\bback (?:at|to) (?:their |its |the )?(?:normal|expected|usual|pre-incident|baseline)|\breturned to (?:normal|expected|usual)|\bnormal (?:operations?|service|levels?)\b|\b(?:impact|incident|outage|disruption|errors?)\s+(?:ended|ends|stopped|subsided|was over)|\bended at\b|\buntil\b|\bno longer (?:seeing|affected|impacted|experiencing)|\brecovery (?:was |is )?complete|\bcompleted (?:its |the |their )?recovery|\bwork(?:ed|ing|s)? (?:again|normally|straight away|as expected)\b|\b(?:flowing|flowed|running) again\b|회복|복구(?:됐|되었|했)|해결(?:됐|되었)|정상(?:으로|화)|돌아왔|끝났|까지 이어|되살렸`)
 	// tlDiagnosisRe: the team is already working on the incident.
-	tlDiagnosisRe = regexp.MustCompile(`(?i)\btraced\b|\bidentified (?:the|a) (?:cause|problem|issue)|\bfound the cause\b|\bmitigat\w+|\bworkaround\b|\broll(?:ed|ing)? (?:it |the \w+ )?back\b|\bfail(?:ed)? over\b|원인을 찾|완화`)
+	tlDiagnosisRe = MustPattern(`(?i)\btraced\b|\bidentified (?:the|a) (?:cause|problem|issue)|\bfound the cause\b|\bmitigat\w+|\bworkaround\b|\broll(?:ed|ing)? (?:it |the \w+ )?back\b|\bfail(?:ed)? over\b|원인을 찾|완화`)
 	// tlPartialRe: mitigation short of recovery.
-	tlPartialRe = regexp.MustCompile(`(?i)\bpartial(?:ly)?\b|\bsome\b|\bmost\b|\bmany\b|\bmajority\b|\b(?:began|beginning|start(?:ed|ing)?) to\b|\brecovering\b|\bimprov\w+|\bexcept\b|\bstill\b|\bcontinu\w+|\bmonitoring\b|\bworkaround\b|\bmitigation\b|\bsigns of\b|\bfirst (?:regions?|zones?)|\bwill be\b|\bexpect\w*|일부|대부분|부분|아직|완화`)
-	tlFullRe    = regexp.MustCompile(`(?i)\bfully\b|\bcompletely\b|\ball (?:regions|zones|services|customers|traffic|users)\b|\bremaining\b|완전히|모두`)
-	tlExceptRe  = regexp.MustCompile(`(?i)\bexcept\b|\bstill\b|\bwill be\b|빼고|제외|아직`)
+	tlPartialRe = MustPattern(`(?i)\bpartial(?:ly)?\b|\bsome\b|\bmost\b|\bmany\b|\bmajority\b|\b(?:began|beginning|start(?:ed|ing)?) to\b|\brecovering\b|\bimprov\w+|\bexcept\b|\bstill\b|\bcontinu\w+|\bmonitoring\b|\bworkaround\b|\bmitigation\b|\bsigns of\b|\bfirst (?:regions?|zones?)|\bwill be\b|\bexpect\w*|일부|대부분|부분|아직|완화`)
+	tlFullRe    = MustPattern(`(?i)\bfully\b|\bcompletely\b|\ball (?:regions|zones|services|customers|traffic|users)\b|\bremaining\b|완전히|모두`)
+	tlExceptRe  = MustPattern(`(?i)\bexcept\b|\bstill\b|\bwill be\b|빼고|제외|아직`)
 	// tlPostRe: the clause is about a notice being posted.
-	tlPostRe = regexp.MustCompile(`(?i)\bstatus ?page\b|\bposted\b|\bmarked (?:as |the incident )?resolved|\bupdated (?:the |our )?status|\bbanner\b|\bnotice\b|\bannounce\w*|\btweet\w*|상태 페이지|공지|올라갔|올렸`)
+	tlPostRe = MustPattern(`(?i)\bstatus ?page\b|\bposted\b|\bmarked (?:as |the incident )?resolved|\bupdated (?:the |our )?status|\bbanner\b|\bnotice\b|\bannounce\w*|\btweet\w*|상태 페이지|공지|올라갔|올렸`)
 	// tlImpactRe: the clause describes impact.
-	tlImpactRe = regexp.MustCompile(`(?i)\berrors?\b|\bfail\w*|\bexpire[sd]?\b|\boutage\b|\bunavailab\w+|\bdegrad\w+|\bimpact\w*|\bdown\b|\b5\d\d\b|\belevated\b|\baffect\w*|\bdisrupt\w*|\bissue\b|\bproblem\b|\blatency\b|\bunreachable\b|\btime(?:d)? ?outs?\b|\bdropped\b|\bcould not\b|\bunable\b|\bexhaust\w*|장애|실패|오류|영향|지연|멈|끊`)
+	tlImpactRe = MustPattern(`(?i)\berrors?\b|\bfail\w*|\bexpire[sd]?\b|\boutage\b|\bunavailab\w+|\bdegrad\w+|\bimpact\w*|\bdown\b|\b5\d\d\b|\belevated\b|\baffect\w*|\bdisrupt\w*|\bissue\b|\bproblem\b|\blatency\b|\bunreachable\b|\btime(?:d)? ?outs?\b|\bdropped\b|\bcould not\b|\bunable\b|\bexhaust\w*|장애|실패|오류|영향|지연|멈|끊`)
 	// tlRemedyRe: a range about applying a fix, not about impact.
-	tlRemedyRe = regexp.MustCompile(`(?i)\bfix\b|\bapplied\b|\bdeploy\w*|\brollout\b|\brolled out\b|\bmaintenance\b|\bmigrat\w+|\bupgrad\w+|적용`)
+	tlRemedyRe = MustPattern(`(?i)\bfix\b|\bapplied\b|\bdeploy\w*|\brollout\b|\brolled out\b|\bmaintenance\b|\bmigrat\w+|\bupgrad\w+|적용`)
 	// tlClauseSepRe cuts a sentence into clauses.
-	tlClauseSepRe = regexp.MustCompile(`(?i)[,;]\s+|:\s+|\.\s+|\s+(?:and|but|while|whereas|then|after which|before)\s+|\s+[—–]\s+|\s+-\s+`)
+	tlClauseSepRe = MustPattern(`(?i)[,;]\s+|:\s+|\.\s+|\s+(?:and|but|while|whereas|then|after which|before)\s+|\s+[—–]\s+|\s+-\s+`)
 	// tlLeadingRe: what may stand before a stamp that opens its text.
-	tlLeadingRe = regexp.MustCompile(`(?i)^[\s\p{P}]*(?:at|on|by|from|around|about|approximately)?[\s\p{P}]*$`)
+	tlLeadingRe = MustPattern(`(?i)^[\s\p{P}]*(?:at|on|by|from|around|about|approximately)?[\s\p{P}]*$`)
 	// tlClockRe: the stamp carries a time of day, not only a date.
-	tlClockRe = regexp.MustCompile(`(?i)\d\s*[:h시]\s*\d|\d\s*시|\d\s*(?:am|pm|a\.m\.|p\.m\.)\b|오[전후]|^\s*\d{10,14}\s*$|\d{4}-\d\d-\d\d[T ]\d\d`)
+	tlClockRe = MustPattern(`(?i)\d\s*[:h시]\s*\d|\d\s*시|\d\s*(?:am|pm|a\.m\.|p\.m\.)\b|오[전후]|^\s*\d{10,14}\s*$|\d{4}-\d\d-\d\d[T ]\d\d`)
 	// tlDurationImpactRe / tlDurationDetectRe sort stated durations.
-	tlDurationImpactRe = regexp.MustCompile(`(?i)\blast(?:ed|ing|s)?\b|\bduration\b|\bfor (?:a total of |about |approximately |roughly |around |over |nearly |more than |almost )?(?:\d|one|two|three|four|five|six|an? )|\boutage\b|\bimpact\w*|\bunavailab\w+|\bdown\b|\bdegrad\w+|\bdisrupt\w+|\baffected\b|\berrors?\b|\bfail\w*|동안|지속|이어`)
-	tlDurationPolicyRe = regexp.MustCompile(`(?i)\b(?:more than|at least|longer than|less than|up to|every|any|each|whenever)\b`)
-	tlDurationDetectRe = regexp.MustCompile(`(?i)\balert\w*|\bdetect\w*|\bnotic\w+|\bpaged\b|\bwithin\b|알림|감지`)
+	tlDurationImpactRe = MustPattern(`(?i)\blast(?:ed|ing|s)?\b|\bduration\b|\bfor (?:a total of |about |approximately |roughly |around |over |nearly |more than |almost )?(?:\d|one|two|three|four|five|six|an? )|\boutage\b|\bimpact\w*|\bunavailab\w+|\bdown\b|\bdegrad\w+|\bdisrupt\w+|\baffected\b|\berrors?\b|\bfail\w*|동안|지속|이어`)
+	tlDurationPolicyRe = MustPattern(`(?i)\b(?:more than|at least|longer than|less than|up to|every|any|each|whenever)\b`)
+	tlDurationDetectRe = MustPattern(`(?i)\balert\w*|\bdetect\w*|\bnotic\w+|\bpaged\b|\bwithin\b|알림|감지`)
 	// tlIgnoredSections hold promises and lessons: their events count only
 	// when they do not promise work (GCP reports tell the incident inside
 	// "Remediation and prevention").
 	tlIgnoredSections = map[casefile.SectionKind]bool{casefile.SectionActionItems: true, casefile.SectionLessons: true}
 	// tlFutureRe: a clause about the future, not the incident's clock.
-	tlFutureRe = regexp.MustCompile(`(?i)\bwill\b|\bby the end of\b|\bplan(?:s|ned)? to\b|\bscheduled for\b|\bnext update\b|예정|계획`)
+	tlFutureRe = MustPattern(`(?i)\bwill\b|\bby the end of\b|\bplan(?:s|ned)? to\b|\bscheduled for\b|\bnext update\b|예정|계획`)
 )
 
 // maxIncidentSpan bounds how far after the start a resolution may lie.

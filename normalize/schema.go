@@ -132,9 +132,12 @@ func schemaViolations(data []byte) ([]string, error) {
 	if err != nil {
 		return nil, err // the embedded schema is broken: a bug, not bad input
 	}
-	inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(data))
+	inst, err := decodeJSON(data)
 	if err != nil {
-		return []string{"not JSON: " + err.Error()}, nil
+		// What the quick decoder leaves alone: encoding/json decides.
+		if inst, err = jsonschema.UnmarshalJSON(bytes.NewReader(data)); err != nil {
+			return []string{"not JSON: " + err.Error()}, nil
+		}
 	}
 	err = sch.Validate(inst)
 	if err == nil {

@@ -72,7 +72,7 @@ func ScanTimes(text string, ctx TimeContext) []Stamp {
 	p := stampParser{s: text, ctx: ctx}
 	var out []Stamp
 	for i := 0; i < len(text); {
-		if p.canStart(i) {
+		if p.canStart(i) && p.mayLead(i) {
 			if x, ok := p.expr(i); ok && x.end > i {
 				out = append(out, p.build(x))
 				i = x.end
@@ -268,6 +268,44 @@ func (p *stampParser) canStart(i int) bool {
 	}
 	return false
 }
+
+// mayLead reports whether an expression can begin at i as far as its
+// first word tells: a word of letters begins one only as "between",
+// "from", a weekday or a month (what expr reads after a letter).
+func (p *stampParser) mayLead(i int) bool {
+	if !tsLetter(p.s[i]) {
+		return true
+	}
+	w, _ := p.word(i)
+	switch {
+	case len(w) < 3 || len(w) > 9:
+		return false
+	case len(w) == 7 && strings.EqualFold(w, "between"), len(w) == 4 && strings.EqualFold(w, "from"):
+		return true
+	case !tsCalendarPrefix(w):
+		return false // no month or weekday: skip the map lookups
+	}
+	return tsWeekday(w) || tsMonth(w) != 0
+}
+
+// tsCalendarPrefix reports whether w (three letters or more) begins as a
+// month or a weekday name does.
+func tsCalendarPrefix(w string) bool {
+	k := uint32(w[0]|0x20)<<16 | uint32(w[1]|0x20)<<8 | uint32(w[2]|0x20)
+	_, ok := tsCalendarPrefixes[k]
+	return ok
+}
+
+// tsCalendarPrefixes are the first three letters of every month and
+// weekday name, packed as tsCalendarPrefix packs them.
+var tsCalendarPrefixes = func() map[uint32]struct{} {
+	m := map[uint32]struct{}{}
+	for _, w := range []string{"jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec",
+		"mon", "tue", "wed", "thu", "fri", "sat", "sun"} {
+		m[uint32(w[0])<<16|uint32(w[1])<<8|uint32(w[2])] = struct{}{}
+	}
+	return m
+}()
 
 // expr reads one expression at i: a keyword range ("between … and …",
 // "from … to …"), an unmarked range ("07:08–12:43 UTC") or a single point.

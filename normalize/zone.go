@@ -366,6 +366,11 @@ var (
 // zone for abbreviations and offsets, the IANA location for IANA and generic
 // names) and true for the first declaration found; false when there is none.
 func DeclaredZone(text string) (name string, loc *time.Location, ok bool) {
+	// Every cue holds "time" (any case), "시각", "시간" or "기준": a text
+	// without them declares nothing.
+	if !containsASCIIFold(text, "time") && !strings.Contains(text, "시각") && !strings.Contains(text, "시간") && !strings.Contains(text, "기준") {
+		return "", nil, false
+	}
 	p := stampParser{s: text}
 	best, bestAt := tsZone{}, -1
 	consider := func(z tsZone, at int) {
@@ -482,4 +487,22 @@ func tsASCIILower(s string) string {
 		}
 	}
 	return string(b)
+}
+
+// containsASCIIFold reports whether text holds word (lower-case ASCII)
+// with ASCII letters in any case.
+func containsASCIIFold(text, word string) bool {
+	for i := 0; i+len(word) <= len(text); i++ {
+		if text[i]|0x20 != word[0] {
+			continue
+		}
+		j := 1
+		for j < len(word) && text[i+j]|0x20 == word[j] {
+			j++
+		}
+		if j == len(word) {
+			return true
+		}
+	}
+	return false
 }
