@@ -106,6 +106,8 @@ type OutboxEntry struct {
 
 // DeadLetter is a job the queue gave up on, with the reason.
 type DeadLetter struct {
+	// RecordedAt is when the store recorded it (set by DeadLetters).
+	RecordedAt   time.Time
 	Stream       string
 	StreamSeq    uint64
 	Subject      string
@@ -161,6 +163,9 @@ type Store interface {
 	// RecordDeadLetter stores a dead letter (idempotent on stream and
 	// sequence) and marks its submission dead_lettered.
 	RecordDeadLetter(ctx context.Context, dl DeadLetter) error
+	// DeadLetters lists up to limit dead letters, newest first (limit <= 0:
+	// the default of 100).
+	DeadLetters(ctx context.Context, limit int) ([]DeadLetter, error)
 	// Cases lists cases, newest first.
 	Cases(ctx context.Context, f CaseFilter) ([]StoredCase, error)
 	// Case returns one case by its IL id.

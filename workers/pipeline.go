@@ -406,8 +406,14 @@ var errPoison = errors.New("poison message")
 // poison records an undecodable message as a dead letter and returns an
 // error that terminates it.
 func (p *Pipeline) poison(ctx context.Context, stage string, msg jetstream.Msg, cause error) error {
-	dl := casefile.DeadLetter{Stream: StreamName, Subject: msg.Subject(), Payload: msg.Data(),
-		Reason: fmt.Sprintf("%s job cannot be read: %v", stage, cause)}
+	return p.deadLetter(ctx, msg, fmt.Sprintf("%s job cannot be read: %v", stage, cause))
+}
+
+// deadLetter records msg as a dead letter with reason (which also ends its
+// submission as dead_lettered) and returns an error that terminates the
+// message, so that a job that can never succeed is neither retried nor lost.
+func (p *Pipeline) deadLetter(ctx context.Context, msg jetstream.Msg, reason string) error {
+	dl := casefile.DeadLetter{Stream: StreamName, Subject: msg.Subject(), Payload: msg.Data(), Reason: reason}
 	if md, err := msg.Metadata(); err == nil {
 		dl.StreamSeq = md.Sequence.Stream
 		dl.Deliveries = int(md.NumDelivered)
@@ -422,7 +428,7 @@ func (p *Pipeline) poison(ctx context.Context, stage string, msg jetstream.Msg, 
 		return err
 	}
 	p.Metrics.outcomes.WithLabelValues("dead_lettered").Inc()
-	return casefile.Errorf(casefile.ErrInvalid, "%s: %w", dl.Reason, errPoison)
+	return casefile.Errorf(casefile.ErrInvalid, "%s: %w", reason, errPoison)
 }
 
 func (p *Pipeline) handleFetch(ctx context.Context, msg jetstream.Msg) error {
@@ -491,7 +497,11 @@ func (p *Pipeline) handleStore(ctx context.Context, msg jetstream.Msg) error {
 		saved, err = p.Store.SaveDraft(ctx, job.SubmissionID, job.Draft)
 		return err
 	})
-	if err != nil {
+	switch casefile.KindOf(err) {
+	case casefile.KindNone:
+	case casefile.KindInvalid, casefile.KindPermanent, casefile.KindNotFound:
+		return p.deadLetter(ctx, msg, fmt.Sprintf("store stage refused the draft: %v", err))
+	default:
 		return err
 	}
 	p.Metrics.outcomes.WithLabelValues(string(casefile.StateDrafted)).Inc()

@@ -153,11 +153,27 @@ func TestPoisonMessagesAreRecordedAsDeadLetters(t *testing.T) {
 		if _, err := js.Publish(ctx, workers.SubjectFetch, []byte("\x00\x01 not json")); err != nil {
 			t.Fatal(err)
 		}
+		// A draft for a submission the store does not know: refused for good.
+		if _, err := js.Publish(ctx, workers.SubjectDrafts, []byte(`{"submission_id": 999999, "url": "https://x.example/p", "draft": {"case": {}}}`)); err != nil {
+			t.Fatal(err)
+		}
 		got := waitFinal(t, st, "poison", 1, 20*time.Second)[0]
 		if got.State != casefile.StateDeadLettered || !strings.Contains(got.Error, "cannot be read") {
 			t.Errorf("submission = %s (%q), want dead_lettered with the reason", got.State, got.Error)
 		}
 		waitStreamEmpty(t, js)
+		dls, err := st.DeadLetters(ctx, 10)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var reasons []string
+		for _, dl := range dls {
+			reasons = append(reasons, dl.Reason)
+		}
+		joined := strings.Join(reasons, "\n")
+		if len(dls) != 3 || strings.Count(joined, "fetch job cannot be read") != 2 || !strings.Contains(joined, "store stage refused the draft") {
+			t.Errorf("dead letters:\n%s\nwant two unreadable fetch jobs and one refused draft", joined)
+		}
 	})
 }
 
@@ -178,6 +194,9 @@ func TestJobsFailingWithInternalErrorsEndAsDeadLetters(t *testing.T) {
 		got := waitFinal(t, st, "bug", 1, 30*time.Second)[0]
 		if got.State != casefile.StateDeadLettered || !strings.Contains(got.Error, "after 3 deliveries") {
 			t.Errorf("submission = %s (%q), want dead_lettered after 3 deliveries", got.State, got.Error)
+		}
+		if dls, err := st.DeadLetters(context.Background(), 10); err != nil || len(dls) != 1 || dls[0].SubmissionID != got.ID || dls[0].Deliveries != 3 {
+			t.Errorf("dead letters = %+v (err %v), want one for submission %d after 3 deliveries", dls, err, got.ID)
 		}
 		n, _ := calls.Load("https://blog.example.com/postmortem-1")
 		if n == nil || *(n.(*int)) != 3 {

@@ -158,9 +158,9 @@ func printJSON(a *app, v any) error {
 // one is a mistake worth naming, not an empty list.
 func openReviewStore(ctx context.Context, sf *storeFlags) (casefile.Store, error) {
 	if sf.databaseURL == "" && sf.dataDir != "" {
-		path := filepath.Join(sf.dataDir, "casefile.db")
+		path := filepath.Join(sf.dataDir, embeddedStoreFile)
 		if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
-			return nil, casefile.Errorf(casefile.ErrInvalid, "no review store in %s (no casefile.db): give the --data folder of `casefile run`, or --database-url", sf.dataDir)
+			return nil, casefile.Errorf(casefile.ErrInvalid, "no review store in %s (no "+embeddedStoreFile+"): give the --data folder of `casefile run`, or --database-url", sf.dataDir)
 		}
 	}
 	st, _, err := sf.open(ctx)

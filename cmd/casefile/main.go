@@ -112,6 +112,7 @@ Exit status: 0 done, 2 invalid input, 3 not a postmortem, 4 the fetch failed, 1 
 		a.submitCommand(),
 		a.backfillCommand(),
 		a.casesCommand(),
+		a.deadLettersCommand(),
 	)
 	return root
 }

@@ -13,6 +13,9 @@ import (
 	"github.com/incidentlib/casefile/store/sqlite"
 )
 
+// embeddedStoreFile is the embedded store's file in the data folder.
+const embeddedStoreFile = "casefile.db"
+
 // storeFlags choose the review store: Postgres when a database URL is
 // given, else the embedded SQLite store in the data folder.
 type storeFlags struct {
@@ -42,7 +45,7 @@ func (f *storeFlags) open(ctx context.Context) (casefile.Store, string, error) {
 	if err := os.MkdirAll(f.dataDir, 0o755); err != nil {
 		return nil, "", fmt.Errorf("create data folder: %w", err)
 	}
-	path := filepath.Join(f.dataDir, "casefile.db")
+	path := filepath.Join(f.dataDir, embeddedStoreFile)
 	st, err := sqlite.Open(ctx, path)
 	if err != nil {
 		return nil, "", err

@@ -268,3 +268,26 @@ func (s *Store) RecordDeadLetter(ctx context.Context, dl casefile.DeadLetter) er
 		return err
 	})
 }
+
+// DeadLetters lists up to limit dead letters, newest first.
+func (s *Store) DeadLetters(ctx context.Context, limit int) ([]casefile.DeadLetter, error) {
+	var out []casefile.DeadLetter
+	err := s.read(ctx, "list dead letters", func(q querier) error {
+		rows, err := q.Query(ctx, `
+			SELECT stream, stream_seq, subject, COALESCE(submission_id, 0), payload, reason, deliveries, created_at
+			FROM dead_letters ORDER BY id DESC LIMIT $1`, store.Limit(limit))
+		if err != nil {
+			return err
+		}
+		out, err = pgx.CollectRows(rows, func(row pgx.CollectableRow) (casefile.DeadLetter, error) {
+			var dl casefile.DeadLetter
+			var seq int64
+			err := row.Scan(&dl.Stream, &seq, &dl.Subject, &dl.SubmissionID, &dl.Payload, &dl.Reason, &dl.Deliveries, &dl.RecordedAt)
+			dl.StreamSeq = uint64(seq)
+			dl.RecordedAt = dl.RecordedAt.UTC()
+			return dl, err
+		})
+		return err
+	})
+	return out, err
+}

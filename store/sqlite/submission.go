@@ -291,3 +291,32 @@ func (s *Store) RecordDeadLetter(ctx context.Context, dl casefile.DeadLetter) er
 		return err
 	})
 }
+
+// DeadLetters lists up to limit dead letters, newest first.
+func (s *Store) DeadLetters(ctx context.Context, limit int) ([]casefile.DeadLetter, error) {
+	var out []casefile.DeadLetter
+	err := s.read(ctx, "list dead letters", func(q querier) error {
+		rows, err := q.QueryContext(ctx, `
+			SELECT stream, stream_seq, subject, COALESCE(submission_id, 0), payload, reason, deliveries, created_at
+			FROM dead_letters ORDER BY id DESC LIMIT ?1`, store.Limit(limit))
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var dl casefile.DeadLetter
+			var seq int64
+			var created string
+			if err := rows.Scan(&dl.Stream, &seq, &dl.Subject, &dl.SubmissionID, &dl.Payload, &dl.Reason, &dl.Deliveries, &created); err != nil {
+				return err
+			}
+			dl.StreamSeq = uint64(seq)
+			if dl.RecordedAt, err = parseTS(created); err != nil {
+				return err
+			}
+			out = append(out, dl)
+		}
+		return rows.Err()
+	})
+	return out, err
+}

@@ -589,6 +589,28 @@ func testDeadLetter(t *testing.T, s casefile.Store) {
 		}
 	}
 	wantKind(t, "RecordDeadLetter without a stream", s.RecordDeadLetter(ctx(t), casefile.DeadLetter{StreamSeq: 1}), casefile.ErrInvalid)
+
+	// Operators list them newest first, each once, with its reason.
+	list, err := s.DeadLetters(ctx(t), 0)
+	if err != nil {
+		t.Fatalf("DeadLetters: %v", err)
+	}
+	var seqs []uint64
+	for _, d := range list {
+		seqs = append(seqs, d.StreamSeq)
+		if d.RecordedAt.IsZero() {
+			t.Errorf("dead letter %d has no time", d.StreamSeq)
+		}
+	}
+	if diff := cmp.Diff([]uint64{45, 44, 43, 42}, seqs); diff != "" {
+		t.Errorf("DeadLetters sequences (-want +got):\n%s", diff)
+	}
+	if first := list[len(list)-1]; first.Reason != dl.Reason || first.SubmissionID != sub.ID || string(first.Payload) != string(dl.Payload) || first.Deliveries != 10 {
+		t.Errorf("oldest dead letter = %+v, want %+v", first, dl)
+	}
+	if two, err := s.DeadLetters(ctx(t), 2); err != nil || len(two) != 2 {
+		t.Errorf("DeadLetters(2) = %d rows, %v; want 2", len(two), err)
+	}
 }
 
 func testCaseNotFound(t *testing.T, s casefile.Store) {
