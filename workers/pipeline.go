@@ -13,6 +13,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/incidentlib/casefile"
@@ -264,13 +265,6 @@ func (p *Pipeline) consume(ctx context.Context, stream, name string, slots int, 
 	if err != nil {
 		return fmt.Errorf("open consumer %s: %w", name, err)
 	}
-	it, err := cons.Messages(jetstream.PullMaxMessages(1))
-	if err != nil {
-		return fmt.Errorf("consume %s: %w", name, err)
-	}
-	stop := context.AfterFunc(ctx, it.Drain)
-	defer stop()
-
 	// Jobs outlive ctx by the shutdown grace, so that a Ctrl-C finishes
 	// what is in hand instead of wasting it.
 	jobCtx, cancelJobs := context.WithCancel(context.WithoutCancel(ctx))
@@ -280,35 +274,39 @@ func (p *Pipeline) consume(ctx context.Context, stream, name string, slots int, 
 		context.AfterFunc(jobCtx, func() { t.Stop() })
 	})
 
-	sem := make(chan struct{}, slots)
+	// Each slot pulls one message at a time, only when it is free, so no
+	// job waits delivered but unworked (its AckWait would run meanwhile).
+	// A one-message Messages() iterator was tried first: now and then it
+	// lost its pull request and the stage idled until the pull expired.
 	var wg sync.WaitGroup
-	for {
-		select {
-		case sem <- struct{}{}:
-		case <-ctx.Done():
-		}
-		if ctx.Err() != nil {
-			break
-		}
-		msg, err := it.Next()
-		if err != nil {
-			<-sem
-			if errors.Is(err, jetstream.ErrMsgIteratorClosed) || ctx.Err() != nil {
-				break
-			}
-			p.Log.Debug("consumer iterator", "consumer", name, "err", err)
-			continue
-		}
+	for range slots {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			defer func() { <-sem }()
-			p.runJob(jobCtx, name, msg, h)
+			for ctx.Err() == nil {
+				pctx, cancel := context.WithTimeout(ctx, pullWait)
+				msg, err := cons.Next(jetstream.FetchContext(pctx))
+				cancel()
+				if err != nil {
+					if ctx.Err() == nil && !errors.Is(err, nats.ErrTimeout) && !errors.Is(err, context.DeadlineExceeded) {
+						p.Log.Debug("pull", "consumer", name, "err", err)
+						select {
+						case <-ctx.Done():
+						case <-time.After(pullWait / 4):
+						}
+					}
+					continue
+				}
+				p.runJob(jobCtx, name, msg, h)
+			}
 		}()
 	}
 	wg.Wait()
 	return nil
 }
+
+// pullWait is how long an idle slot's pull request waits for a job.
+const pullWait = 5 * time.Second
 
 // runJob runs h with heartbeats and applies the queue action of its outcome.
 func (p *Pipeline) runJob(ctx context.Context, stage string, msg jetstream.Msg, h handler) {
