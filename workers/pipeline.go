@@ -52,6 +52,10 @@ type Config struct {
 	// MaxRetryDelay caps the delay before a transient failure is retried.
 	// Default 30m.
 	MaxRetryDelay time.Duration
+	// DraftTimeout bounds one draft (robots.txt, redirects, body, related
+	// resources); a draft past it fails as transient and is retried.
+	// Default 3m.
+	DraftTimeout time.Duration
 }
 
 func (c Config) withDefaults() Config {
@@ -79,6 +83,9 @@ func (c Config) withDefaults() Config {
 	}
 	if c.MaxRetryDelay <= 0 {
 		c.MaxRetryDelay = 30 * time.Minute
+	}
+	if c.DraftTimeout <= 0 {
+		c.DraftTimeout = 3 * time.Minute
 	}
 	return c
 }
@@ -441,7 +448,9 @@ func (p *Pipeline) handleFetch(ctx context.Context, msg jetstream.Msg) error {
 		return err
 	}
 	start := time.Now()
-	res, err := p.Draft(ctx, job.URL)
+	dctx, cancel := context.WithTimeout(ctx, p.Config.DraftTimeout)
+	res, err := p.Draft(dctx, job.URL)
+	cancel()
 	p.Metrics.draftSeconds.Observe(time.Since(start).Seconds())
 	if res.FetchTime > 0 {
 		p.Metrics.fetchSeconds.Observe(res.FetchTime.Seconds())

@@ -32,6 +32,7 @@ type nodeFlags struct {
 	natsURL    string
 	natsPort   int
 	fetchSlots int
+	replicas   int
 	token      string
 	demo       bool
 
@@ -51,6 +52,7 @@ func (f *nodeFlags) register(cmd *cobra.Command, listenDefault string) {
 		fs.IntVar(&f.natsPort, "nats-port", 0, "also serve the embedded NATS on 127.0.0.1:PORT for the nats CLI (0: in-process only)")
 	} else {
 		fs.StringVar(&f.natsURL, "nats-url", envOr("CASEFILE_NATS_URL", nats.DefaultURL), "NATS server or cluster URLs, comma-separated (env CASEFILE_NATS_URL)")
+		fs.IntVar(&f.replicas, "stream-replicas", 1, "replicas of the JetStream streams and consumers: 1 on a single server, 3 on a cluster")
 	}
 	if f.roles.Relay {
 		f.token = os.Getenv("CASEFILE_API_TOKEN")
@@ -158,7 +160,7 @@ func (a *app) runNode(ctx context.Context, f *nodeFlags) (err error) {
 	_ = workers.RegisterQueueDepth(reg, js)
 	p := &workers.Pipeline{
 		JS: js, Store: st, Roles: f.roles, Log: a.log, Metrics: workers.NewMetrics(reg),
-		Config: workers.Config{FetchSlots: f.fetchSlots},
+		Config: workers.Config{FetchSlots: f.fetchSlots, Queue: workers.QueueConfig{Replicas: f.replicas}},
 	}
 
 	var demo *demoSite
