@@ -61,6 +61,9 @@ type walker struct {
 	lastLevel int // level of the last real heading, for pseudo-headings
 	// skip reports elements to leave out (besides the fixed set).
 	skip func(n *html.Node) bool
+	// swap maps elements of an extracted tree to the page's own element
+	// to read in their place (a table go-trafilatura cut cells from).
+	swap map[*html.Node]*html.Node
 }
 
 func newWalker(base *url.URL) *walker {
@@ -134,6 +137,9 @@ func (w *walker) walk(n *html.Node) {
 	case html.ElementNode:
 	default:
 		return
+	}
+	if o, ok := w.swap[n]; ok {
+		n = o
 	}
 	if skipAtoms[n.DataAtom] || w.skip != nil && w.skip(n) || hidden(n) {
 		return

@@ -21,7 +21,8 @@ import (
 // page, or a post whose root is missing or looks wrong, through
 // go-trafilatura, which finds the main content on the shared tree (retried
 // with FavorRecall when the first result has no headings and no list
-// items). go-htmldate gives the publication date. Platform-specific
+// items); its tables are read from the page's own data tables, which it
+// cuts cells from. go-htmldate gives the publication date. Platform-specific
 // touches (GitHub availability reports, Azure PIRs) are applied to the
 // blocks afterwards.
 func readGeneric(pg *page, platform string) (reading, error) {
@@ -80,6 +81,7 @@ func readGeneric(pg *page, platform string) (reading, error) {
 		w.walk(blog.root)
 	} else if root != nil {
 		fixAtoms(root)
+		w.swap = originalTables(root, pg.doc.Nodes[0])
 		w.walk(root)
 	} else if body := pg.doc.Find("body"); body.Length() > 0 {
 		// Nothing found: the bare body without its chrome.
@@ -99,6 +101,124 @@ func readGeneric(pg *page, platform string) (reading, error) {
 		azurePIR(&r)
 	}
 	return r, nil
+}
+
+// originalTables maps each table of go-trafilatura's content to the
+// page's table it came from, so that the table is read whole: go-trafilatura
+// drops cells it takes for furniture (a first column of <time> stamps) and
+// text after inline code. A table is matched when its words are nearly all
+// in one page table that has at least as much text.
+func originalTables(content, doc *html.Node) map[*html.Node]*html.Node {
+	extracted := elements(content, atom.Table, nil)
+	if len(extracted) == 0 {
+		return nil
+	}
+	var pageTables []*html.Node
+	for _, t := range elements(doc, atom.Table, nil) {
+		if dataTable(t) {
+			pageTables = append(pageTables, t)
+		}
+	}
+	if len(pageTables) == 0 {
+		return nil
+	}
+	pageWords := make([]map[string]bool, len(pageTables))
+	pageLen := make([]int, len(pageTables))
+	for i, t := range pageTables {
+		ws := strings.Fields(strings.ToLower(tableWords(t)))
+		pageLen[i] = len(ws)
+		pageWords[i] = make(map[string]bool, len(ws))
+		for _, w := range ws {
+			pageWords[i][w] = true
+		}
+	}
+	swap := map[*html.Node]*html.Node{}
+	used := map[int]bool{}
+	for _, t := range extracted {
+		ws := strings.Fields(strings.ToLower(tableWords(t)))
+		if len(ws) == 0 {
+			continue
+		}
+		best, bestScore := -1, 0.0
+		for i := range pageTables {
+			if used[i] || pageLen[i] < len(ws) {
+				continue
+			}
+			in := 0
+			for _, w := range ws {
+				if pageWords[i][w] {
+					in++
+				}
+			}
+			if score := float64(in) / float64(len(ws)); score > bestScore {
+				best, bestScore = i, score
+			}
+		}
+		if best >= 0 && bestScore >= 0.9 {
+			used[best] = true
+			swap[t] = pageTables[best]
+		}
+	}
+	return swap
+}
+
+// dataTable reports a table of data: rows of cells holding text, no
+// nested tables and no cells laid out with paragraphs or lists (a page
+// layout).
+func dataTable(t *html.Node) bool {
+	rows := elements(t, atom.Tr, nil)
+	if len(rows) < 2 || hasNestedTable(t) {
+		return false
+	}
+	for _, r := range rows {
+		if layoutRow(r) {
+			return false
+		}
+	}
+	return true
+}
+
+// hasNestedTable reports a table inside t.
+func hasNestedTable(t *html.Node) bool {
+	for c := t.FirstChild; c != nil; c = c.NextSibling {
+		if len(elements(c, atom.Table, nil)) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// elements lists the elements of one atom in n's subtree, outermost only.
+func elements(n *html.Node, a atom.Atom, out []*html.Node) []*html.Node {
+	if n.Type == html.ElementNode && (n.DataAtom == a || n.DataAtom == 0 && n.Data == a.String()) {
+		return append(out, n)
+	}
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		out = elements(c, a, out)
+	}
+	return out
+}
+
+// tableWords is the text of n's subtree, words separated, without script
+// and other non-text elements.
+func tableWords(n *html.Node) string {
+	var b strings.Builder
+	var visit func(*html.Node)
+	visit = func(n *html.Node) {
+		if n.Type == html.TextNode {
+			b.WriteString(n.Data)
+			b.WriteByte(' ')
+			return
+		}
+		if n.Type == html.ElementNode && skipAtoms[n.DataAtom] {
+			return
+		}
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			visit(c)
+		}
+	}
+	visit(n)
+	return b.String()
 }
 
 // hasStructure reports whether content holds headings or list items.

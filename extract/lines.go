@@ -3,6 +3,7 @@ package extract
 import (
 	"regexp"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	casefile "github.com/incidentlib/casefile"
@@ -18,11 +19,13 @@ var (
 )
 
 // textBlocks cuts plain text into blocks, one per line: headings ("# X",
-// "**X**", a short "Root cause:" line), bullets as items, the rest as
-// paragraphs. With markdown set, inline Markdown is reduced to its text.
+// "**X**", a short "Root cause:" line, a bare section name such as "Cause"
+// standing alone above its text), bullets ("- x", "1. x") as items, the
+// rest as paragraphs. With markdown set, inline Markdown is reduced to its text.
 func textBlocks(text string, markdown bool) []block {
 	var out []block
-	for _, line := range strings.Split(strings.ReplaceAll(text, "\r", ""), "\n") {
+	lines := strings.Split(strings.ReplaceAll(text, "\r", ""), "\n")
+	for i, line := range lines {
 		line = collapse(line)
 		if line == "" {
 			continue
@@ -38,6 +41,10 @@ func textBlocks(text string, markdown bool) []block {
 			}
 		}
 		if h, ok := labelLine(line); ok {
+			out = append(out, block{kind: blockHeading, text: h})
+			continue
+		}
+		if h, ok := bareHeadingLine(lines, i, line); ok {
 			out = append(out, block{kind: blockHeading, text: h})
 			continue
 		}
@@ -72,6 +79,30 @@ func labelLine(line string) (string, bool) {
 		return "", false
 	}
 	return h, true
+}
+
+// sentenceSubject: a line that opens with a subject is a sentence ("We
+// fixed it"), not a heading.
+var sentenceSubject = regexp.MustCompile(`(?i)^(?:we|our|i|you|they|it|this|that|these|those|there|he|she)\b`)
+
+// bareHeadingLine reports a line that stands as a heading in plain text:
+// it opens a paragraph (first line, or after a blank line), text follows
+// on the next line, and it is a short name of a canonical section without
+// a sentence's punctuation ("Cause", "What we're doing next").
+func bareHeadingLine(lines []string, i int, line string) (string, bool) {
+	if i > 0 && strings.TrimSpace(lines[i-1]) != "" || i+1 >= len(lines) || strings.TrimSpace(lines[i+1]) == "" {
+		return "", false
+	}
+	if utf8.RuneCountInString(line) > 40 || strings.ContainsAny(line, ".!?:;,*#_[]()") || mdBullet.MatchString(line) {
+		return "", false
+	}
+	if r, _ := utf8.DecodeRuneInString(line); unicode.IsLower(r) || unicode.IsDigit(r) {
+		return "", false
+	}
+	if len(strings.Fields(line)) > 6 || sentenceSubject.MatchString(line) || classify(line) == casefile.SectionOther {
+		return "", false
+	}
+	return line, true
 }
 
 // plainMarkdown drops inline Markdown: links keep their text and URL, bold

@@ -75,7 +75,10 @@ const maxEventText = 600
 // the same line, the update or row it belongs to, then what the text
 // before it declared (a section intro, a dated heading, an earlier stamp),
 // then env (the page and the source). Rows of status updates carry their
-// own instant; their declarations do not leak into the rows after them.
+// own instant; their declarations do not leak into the rows after them. A
+// date without a time of day written more than a day before the day the
+// text already tells is background (the cause's history) and dates only
+// its own sentence.
 func timeline(blocks []block, kinds []casefile.SectionKind, env timeEnv) []casefile.Event {
 	events := []casefile.Event{}
 	carried := env
@@ -113,7 +116,26 @@ func timeline(blocks []block, kinds []casefile.SectionKind, env timeEnv) []casef
 		scanned := local
 		var firstDay time.Time
 		sentences := sentenceSpans(b.text, b.kind != blockPara)
+		// A background date (see below) holds only to the end of its
+		// sentence; then the day in force before it returns.
+		var background struct {
+			end        int
+			date, last time.Time
+			year       int
+		}
 		for _, s := range normalize.ScanTimes(b.text, scanned.ctx()) {
+			if background.end > 0 && s.Start >= background.end {
+				local.date, local.year, local.last = background.date, background.year, background.last
+				background.end = 0
+			}
+			if s.DateWritten && s.DateKnown && !s.HasClock && backgroundDate(s, local, b.at != nil) {
+				// A date without a time of day, earlier than the day the
+				// text is already telling ("On September 8 a retention
+				// change went out" inside the story of September 12): it
+				// dates the cause, not the clock times after it.
+				background.end = sentenceEnd(b.text, s.End)
+				background.date, background.year, background.last = local.date, local.year, local.last
+			}
 			if s.DateWritten {
 				// A written date takes its year from the page, not from the
 				// day in force.
@@ -134,7 +156,7 @@ func timeline(blocks []block, kinds []casefile.SectionKind, env timeEnv) []casef
 				day := s.Local
 				local.date = time.Date(day.Year(), day.Month(), day.Day(), 0, 0, 0, 0, time.UTC)
 				local.year = day.Year()
-				if firstDay.IsZero() || local.date.Before(firstDay) {
+				if background.end == 0 && (firstDay.IsZero() || local.date.Before(firstDay)) {
 					firstDay = local.date
 				}
 				if !s.HasClock {
@@ -204,6 +226,31 @@ func timeline(blocks []block, kinds []casefile.SectionKind, env timeEnv) []casef
 		}
 	}
 	return events
+}
+
+// backgroundDate reports whether a date written without a time of day is
+// background to the story being told: the text already tells a day (a time
+// of day was read in this scope, or the block is a dated status update)
+// and the date lies more than a day before it. The day before may be the
+// incident's own first day (an update posted after midnight tells the
+// evening before), so it carries on as usual.
+func backgroundDate(s normalize.Stamp, local timeEnv, dated bool) bool {
+	if local.date.IsZero() || local.last.IsZero() && !dated {
+		return false
+	}
+	day := time.Date(s.Local.Year(), s.Local.Month(), s.Local.Day(), 0, 0, 0, 0, time.UTC)
+	return day.Before(local.date.AddDate(0, 0, -1))
+}
+
+// sentenceEnd returns the end of the sentence that holds text[i-1]: the
+// next sentence-ending stop or line break after i, or len(text).
+func sentenceEnd(text string, i int) int {
+	for _, sp := range sentenceSpans(text, false) {
+		if i > sp[0] && i <= sp[1] {
+			return sp[1]
+		}
+	}
+	return len(text)
 }
 
 var promise = normalize.MustPattern(`(?i)\b(?:update|updates|information|details|report|news)\s+(?:by|at|before|around|no later than|on or before)\s*$|\b(?:next update|update again|check back)\b[^.]{0,20}$|\b(?:every (?:day|night|morning|evening|hour)|daily|nightly|each (?:day|night))\s+(?:at\s+)?$|매일\s*(?:새벽|오전|오후|저녁|밤)?\s*$`)

@@ -833,8 +833,11 @@ var (
 	docBugRe     = MustPattern(`(?i)^(?:bugs?|bugzilla|issues|issuetracker|jira|tracker)\.|^(?:bugs\.chromium\.org|issuetracker\.google\.com|launchpad\.net|bugs\.launchpad\.net|code\.google\.com|bugzilla\.\S+)$`)
 	docBugPathRe = MustPattern(`(?i)/(?:browse/[A-Z][A-Z0-9]+-\d+|show_bug\.cgi|issues?/\d+|bugs?/\d+|\+bug/\d+)`)
 	docDocsRe    = MustPattern(`(?i)^(?:docs?|developers?|developer-docs|learn|support|help|kb|manual|wiki)\.|\.readthedocs\.io$`)
-	docDocsPath  = MustPattern(`(?i)^/(?:docs?|documentation|manual|reference|kb|knowledge-?base|rfc\d*|html/rfc\d+)(?:/|$)|/docs/`)
-	docRFCHosts  = []string{"rfc-editor.org", "datatracker.ietf.org", "tools.ietf.org", "cve.mitre.org", "nvd.nist.gov"}
+	// docDocsPath: documentation by its path: a docs root, a guide or
+	// task page ("/tasks/", "/guides/"), or a page under a version
+	// ("/2/…", "/v1.28/…", "/latest/…"; a four-digit year is a blog's).
+	docDocsPath = MustPattern(`(?i)^/(?:docs?|documentation|manual|reference|kb|knowledge-?base|rfc\d*|html/rfc\d+)(?:/|$)|/docs/|/(?:tasks|guides?|tutorials?|how-?tos?|handbook|getting-started)/[^/]|^/(?:v\d+(?:\.\d+)*|\d{1,2}(?:\.\d+)*|latest|stable)/[a-z]`)
+	docRFCHosts = []string{"rfc-editor.org", "datatracker.ietf.org", "tools.ietf.org", "cve.mitre.org", "nvd.nist.gov"}
 )
 
 // docKind classifies a cited link, or returns "" to leave it out.
@@ -961,13 +964,19 @@ func sortedEvents(evs []casefile.Event) []casefile.Event {
 // The words the timeline rules read in the clause around each time stamp.
 var (
 	// tlStartRe: an explicit start of impact.
-	tlStartRe = MustPattern(`(?i)\b(?:incident|outage|issue|impact|problems?|errors?|failures?|disruption|degradation|downtime|event|elevated \w+)\s+(?:\w+\s+){0,2}?(?:began|begun|begin|begins|started|starts|start|commenced)\b|\b(?:began|begun|started|starting|begins|starts|begin|start)\s+(?:to\s+)?(?:fail\w*|return\w*|see\w*|drop\w*|tim\w+ out|error\w*|experienc\w*|affect\w*|impact\w*|serv\w+ errors|reject\w*|crash\w*|degrad\w*|slow\w*)|\b(?:start|beginning|onset) of (?:the )?(?:customer |user |the )?(?:impact|outage|incident|disruption|errors|failures)|\bonset\b|(?:^|[^재])시작(?:됐|되었|되어|된|했고|해)`)
+	tlStartRe = MustPattern(`(?i)\b(?:incident|outage|issue|impact|problems?|errors?|failures?|disruption|degradation|downtime|event|elevated \w+)\s+(?:\w+\s+){0,2}?(?:began|begun|begin|begins|started|starts|start|commenced)\b|\b(?:began|begun|started|starting|begins|starts|begin|start)\s+(?:to\s+)?(?:fail\w*|return\w*|see\w*|drop\w*|tim\w+ out|error\w*|experienc\w*|affect\w*|impact\w*|serv\w+ errors|reject\w*|crash\w*|degrad\w*|slow\w*)|\b(?:start|beginning|onset) of (?:the )?(?:customer |user |the )?(?:impact|outage|incident|disruption|errors|failures)|\bonset\b|\bfirst (?:errors?|failures?|timeouts?|5\d\ds?|failed requests?)\b|\b(?:errors?|failures?|timeouts?|5\d\ds?|error rates?)\s+(?:first\s+)?(?:appeared|appear|emerged|spiked|surged|jumped)\b|(?:^|[^재])시작(?:됐|되었|되어|된|했고|해)`)
 	// tlStartAtRe: "began at", "starting on" — a start unless the clause
 	// is about the response (investigating, rolling back ...).
 	tlStartAtRe = MustPattern(`(?i)\b(?:began|started|starting|beginning|commenced|begins|starts)\s+(?:at|on|around|about|approximately|from|shortly|just)\b|\bsince\b|부터`)
+	// tlSinceThenRe: "since" pointing back at a time already told.
+	tlSinceThenRe = MustPattern(`(?i)\bsince (?:then|that time|that point|which)\b`)
 	// tlLeadEndRe: words right before a stamp that make it an end
 	// ("until 11:37AM", "by 12:26PM").
-	tlLeadEndRe  = MustPattern(`(?i)\b(?:until|till|through|to|by|as of)\s+(?:about|around|approximately|roughly)?\s*$|까지\s*$`)
+	tlLeadEndRe = MustPattern(`(?i)\b(?:until|till|through|to|by|as of)\s+(?:about|around|approximately|roughly)?\s*$|까지\s*$`)
+	// tlChangeRe: the clause names a change, job or run that started (the
+	// trigger), not impact ("the weekly defragmentation job starts on
+	// etcd-2", "the next rebalancing pass started at 02:05").
+	tlChangeRe   = MustPattern(`(?i)\b(?:jobs?|runs?|pass(?:es)?|deploy\w*|roll-?outs?|releases?|patch\w*|migrations?|maintenance|changes?|upgrades?|scripts?|batch\w*|cron\w*|merges?|config\w*|flags?|defrag\w*|rebalanc\w*|backups?|compactions?|reindex\w*|resharding|failover test)\b|배포|작업|점검`)
 	tlResponseRe = MustPattern(`(?i)\binvestigat\w*|\bmitigat\w*|\broll(?:ed|ing)?\s*back|\brevert\w*|\brestor\w*|\brecover\w*|\bdeploy\w*|\bwork(?:ing)? on|\bfix\w*|조사|배포|복구|롤백`)
 	// tlDetectRe: the organisation learnt of the incident; tlWeakDetectRe:
 	// words that say so only when the time is not a start ("we are
@@ -986,7 +995,7 @@ var (
 	tlFullRe    = MustPattern(`(?i)\bfully\b|\bcompletely\b|\ball (?:regions|zones|services|customers|traffic|users)\b|\bremaining\b|완전히|모두`)
 	tlExceptRe  = MustPattern(`(?i)\bexcept\b|\bstill\b|\bwill be\b|빼고|제외|아직`)
 	// tlPostRe: the clause is about a notice being posted.
-	tlPostRe = MustPattern(`(?i)\bstatus ?page\b|\bposted\b|\bmarked (?:as |the incident )?resolved|\bupdated (?:the |our )?status|\bbanner\b|\bnotice\b|\bannounce\w*|\btweet\w*|상태 페이지|공지|올라갔|올렸`)
+	tlPostRe = MustPattern(`(?i)\bstatus ?page\b|\b(?:resolved|closing|final|first|last|all-clear) (?:post|update|notice|message)\b|\bpost (?:in|on|to) (?:this|the|our) (?:thread|topic|forum)\b|\bposted\b|\bmarked (?:as |the incident )?resolved|\bupdated (?:the |our )?status|\bbanner\b|\bnotice\b|\bannounce\w*|\btweet\w*|상태 페이지|공지|올라갔|올렸`)
 	// tlImpactRe: the clause describes impact.
 	tlImpactRe = MustPattern(`(?i)\berrors?\b|\bfail\w*|\bexpire[sd]?\b|\boutage\b|\bunavailab\w+|\bdegrad\w+|\bimpact\w*|\bdown\b|\b5\d\d\b|\belevated\b|\baffect\w*|\bdisrupt\w*|\bissue\b|\bproblem\b|\blatency\b|\bunreachable\b|\btime(?:d)? ?outs?\b|\bdropped\b|\bcould not\b|\bunable\b|\bexhaust\w*|장애|실패|오류|영향|지연|멈|끊`)
 	// tlRemedyRe: a range about applying a fix, not about impact.
@@ -1221,14 +1230,31 @@ func isDetection(e *tlEvent) bool {
 	return tlWeakDetectRe.MatchString(e.clause) && !tlLeadStartRe.MatchString(e.lead)
 }
 
+// isExplicitStart reports whether an event's clause says impact began at
+// its time. "X started at T" and "started at T" are starts of impact only
+// when X is neither the team's response nor a change, job or run that
+// started without the clause naming impact: those are causes, and impact
+// begins when something fails.
 func isExplicitStart(e *tlEvent) bool {
 	if tlLeadEndRe.MatchString(e.lead) {
 		return false
 	}
-	if tlStartRe.MatchString(e.clause) || tlLeadStartRe.MatchString(e.lead) && !tlResolveRe.MatchString(e.clause) && !tlPartialRe.MatchString(e.clause) {
+	if tlStartRe.MatchString(e.clause) {
 		return true
 	}
-	return tlStartAtRe.MatchString(e.clause) && !tlResponseRe.MatchString(e.clause)
+	if tlChangeRe.MatchString(e.clause) && !tlImpactRe.MatchString(e.clause) {
+		return false
+	}
+	if tlLeadStartRe.MatchString(e.lead) && !tlResolveRe.MatchString(e.clause) && !tlPartialRe.MatchString(e.clause) {
+		return true
+	}
+	clause := e.clause
+	if tlSinceThenRe.MatchString(clause) {
+		// "… processed normally since then": since the time just told,
+		// a recovery, not a start.
+		clause = tlSinceThenRe.ReplaceAllString(clause, "")
+	}
+	return tlStartAtRe.MatchString(clause) && !tlResponseRe.MatchString(clause)
 }
 
 // chooseTimeline applies the timeline rules. Each event is read in the
@@ -1237,9 +1263,12 @@ func isExplicitStart(e *tlEvent) bool {
 // time ("post").
 //
 //   - start: the earliest explicit start of impact ("began/started at",
-//     "errors began", "since 14:05", "the start of customer impact", the
-//     start of a "between X and Y" range about impact, not a range about
-//     applying a fix); without one, the earliest event that marks impact
+//     "errors began", "impact begins", "the first errors appeared", "since
+//     14:05", "the start of customer impact", the start of a "between X and
+//     Y" range about impact, not a range about applying a fix). A change,
+//     job or run that "started at" (a deploy, a patching run, a
+//     rebalancing pass) is the cause, not a start, unless its clause names
+//     impact; "since then" points back and starts nothing. Without one, the earliest event that marks impact
 //     (errors, failures, outage …, not a time introduced by "until" or
 //     "by"), else the first event of the timeline section, else the
 //     earliest event, else the first status post. A status post earlier
@@ -1248,7 +1277,8 @@ func isExplicitStart(e *tlEvent) bool {
 //     clause says resolved, recovered, fully restored, back to normal,
 //     "ended at", "until", or the end of an impact range; partial
 //     mitigation (most regions, began to recover, except …) and the times
-//     notices were posted do not count. Without one, the first "resolved"
+//     notices were posted (status page, "resolved post in this thread") do
+//     not count. Without one, the first "resolved"
 //     status post; without that, started_at plus a duration stated in
 //     words.
 //   - a duration stated in words that does not match the computed one, but

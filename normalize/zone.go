@@ -295,7 +295,54 @@ func (p *stampParser) zoneName(i int) (tsZone, int, bool) {
 			return tsZone{name: w, loc: loc}, e, true
 		}
 	}
-	return tsZone{}, i, false
+	return p.cityTime(i, w, e)
+}
+
+// tzCities are cities whose local time pages state as "<city> time"
+// ("18:15 Amsterdam time"), beside the Rails cities.
+var tzCities = map[string]string{
+	"Perth": "Australia/Perth", "Brisbane": "Australia/Brisbane", "Adelaide": "Australia/Adelaide",
+	"Toronto": "America/Toronto", "Vancouver": "America/Vancouver", "Chicago": "America/Chicago",
+	"New York": "America/New_York", "Los Angeles": "America/Los_Angeles",
+	"San Francisco": "America/Los_Angeles", "Seattle": "America/Los_Angeles", "Denver": "America/Denver",
+	"Sao Paulo": "America/Sao_Paulo", "São Paulo": "America/Sao_Paulo", "Zurich": "Europe/Zurich",
+	"Vienna": "Europe/Vienna", "Warsaw": "Europe/Warsaw", "Prague": "Europe/Prague", "Oslo": "Europe/Oslo",
+	"Copenhagen": "Europe/Copenhagen", "Brussels": "Europe/Brussels", "Dubai": "Asia/Dubai",
+	"Bangalore": "Asia/Kolkata", "Bengaluru": "Asia/Kolkata", "Jakarta": "Asia/Jakarta",
+	"Manila": "Asia/Manila", "Taipei": "Asia/Taipei", "Shanghai": "Asia/Shanghai", "Osaka": "Asia/Tokyo",
+	"Tel Aviv": "Asia/Jerusalem", "Istanbul": "Europe/Istanbul", "Johannesburg": "Africa/Johannesburg",
+	"Nairobi": "Africa/Nairobi", "Lagos": "Africa/Lagos", "Wellington": "Pacific/Auckland",
+}
+
+// cityTime reads "<city> time" ("Amsterdam time", "New York time"): the
+// city's IANA zone. A city without "time" after it is an ordinary word.
+func (p *stampParser) cityTime(i int, w string, e int) (tsZone, int, bool) {
+	name, end := w, e
+	zone, ok := tzRailsCities[name]
+	if !ok {
+		zone, ok = tzCities[name]
+	}
+	if !ok && p.at(e) == ' ' {
+		// Two-word cities.
+		if w2, e2 := p.word(e + 1); w2 != "" {
+			name, end = w+" "+w2, e2
+			if zone, ok = tzRailsCities[name]; !ok {
+				zone, ok = tzCities[name]
+			}
+		}
+	}
+	if !ok || p.at(end) != ' ' {
+		return tsZone{}, i, false
+	}
+	tw, te := p.word(end + 1)
+	if !strings.EqualFold(tw, "time") {
+		return tsZone{}, i, false
+	}
+	loc := tzLoad(zone)
+	if loc == nil {
+		return tsZone{}, i, false
+	}
+	return tsZone{name: name + " time", loc: loc}, te, true
 }
 
 // LookupZone resolves a zone name as sites write it: an abbreviation of the

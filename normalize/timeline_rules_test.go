@@ -1,0 +1,237 @@
+package normalize
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	casefile "github.com/incidentlib/casefile"
+)
+
+// TestDraftTimelineCauseVersusImpact covers the rules that tell the start of
+// impact from its cause, the recovery from its announcement and an alert from
+// a public notice, each with a case where the rule must not fire.
+func TestDraftTimelineCauseVersusImpact(t *testing.T) {
+	type want struct{ started, detected, resolved string }
+	tl := casefile.SectionTimeline
+	tests := []struct {
+		name   string
+		events func(t *testing.T) []casefile.Event
+		want   want
+		// ruleField's rule must contain ruleHas.
+		ruleField, ruleHas string
+	}{
+		{
+			name: "a job that starts is the trigger and impact begins when the page says so",
+			events: func(t *testing.T) []casefile.Event {
+				return []casefile.Event{
+					ev(t, "2024-06-11T04:35:00Z", "21:35", "21:35 The weekly defragmentation job starts on etcd-2.", tl),
+					ev(t, "2024-06-11T04:50:00Z", "21:50", "21:50 API server latency jumps to several seconds. Impact begins.", tl),
+					ev(t, "2024-06-11T04:58:00Z", "21:58", "21:58 The error budget alert pages the on-call engineer.", tl),
+					ev(t, "2024-06-11T08:14:00Z", "01:14", "01:14 Every environment is healthy. Impact ends.", tl),
+				}
+			},
+			want:      want{"2024-06-11T04:50:00Z", "2024-06-11T04:58:00Z", "2024-06-11T08:14:00Z"},
+			ruleField: "started_at", ruleHas: "explicit start of impact (\"21:50\"",
+		},
+		{
+			name: "a rebalancing pass that started is not the start when the report says when the incident began",
+			events: func(t *testing.T) []casefile.Event {
+				return []casefile.Event{
+					ev(t, "2023-10-10T09:05:00Z", "02:05", "The next rebalancing pass started at 02:05 and moved many ranges at once.", casefile.SectionRootCause),
+					until(t, ev(t, "2023-10-10T09:14:00Z", "2023-10-10 02:14", "Incident began at 2023-10-10 02:14 and ended at 2023-10-10 05:56.", casefile.SectionSummary), "2023-10-10T12:56:00Z"),
+					ev(t, "2023-10-10T09:23:00Z", "02:23", "Engineers were alerted by automated monitoring at 02:23.", casefile.SectionRemediation),
+				}
+			},
+			want: want{"2023-10-10T09:14:00Z", "2023-10-10T09:23:00Z", "2023-10-10T12:56:00Z"},
+		},
+		{
+			name: "the first errors mark the start of impact after the deploy that caused them",
+			events: func(t *testing.T) []casefile.Event {
+				return []casefile.Event{
+					ev(t, "2024-11-19T13:52:00Z", "13:52 UTC", "13:52 UTC – The policy change is merged and starts rolling out.", tl),
+					ev(t, "2024-11-19T14:06:00Z", "14:06 UTC", "14:06 UTC – The first 403 errors appear for signed-in users.", tl),
+					ev(t, "2024-11-19T14:11:00Z", "14:11 UTC", "14:11 UTC – An alert pages the on-call engineer.", tl),
+					ev(t, "2024-11-19T15:26:00Z", "15:26 UTC", "15:26 UTC – Cached responses are purged and all requests succeed; service is fully restored.", tl),
+				}
+			},
+			want:      want{"2024-11-19T14:06:00Z", "2024-11-19T14:11:00Z", "2024-11-19T15:26:00Z"},
+			ruleField: "started_at", ruleHas: "explicit start of impact (\"14:06 UTC\"",
+		},
+		{
+			name: "errors that spiked again later do not move the start",
+			events: func(t *testing.T) []casefile.Event {
+				return []casefile.Event{
+					ev(t, "2024-11-19T14:06:00Z", "14:06 UTC", "Errors began at 14:06 UTC for signed-in users.", tl),
+					ev(t, "2024-11-19T14:30:00Z", "14:30 UTC", "At 14:30 UTC errors spiked again as caches expired.", tl),
+					ev(t, "2024-11-19T15:26:00Z", "15:26 UTC", "At 15:26 UTC service was fully restored.", tl),
+				}
+			},
+			want: want{"2024-11-19T14:06:00Z", "", "2024-11-19T15:26:00Z"},
+		},
+		{
+			name: "a change that starts in a clause naming the failure still starts impact",
+			events: func(t *testing.T) []casefile.Event {
+				return []casefile.Event{
+					ev(t, "2023-01-24T13:10:00Z", "13:10 UTC", "Starting at 13:10 UTC, right after the config change, API requests returned errors.", tl),
+					ev(t, "2023-01-24T13:15:00Z", "13:15 UTC", "At 13:15 UTC an alert paged the on-call engineer.", tl),
+					ev(t, "2023-01-24T13:50:00Z", "13:50 UTC", "At 13:50 UTC all services were fully restored.", tl),
+				}
+			},
+			want: want{"2023-01-24T13:10:00Z", "2023-01-24T13:15:00Z", "2023-01-24T13:50:00Z"},
+		},
+		{
+			name: "since then points back at a time already told and does not start the incident",
+			events: func(t *testing.T) []casefile.Event {
+				return []casefile.Event{
+					ev(t, "2023-09-12T09:40:00Z", "09:40 UTC", "At 09:40 UTC the proxies reloaded their certificates and have served traffic normally since then.", tl),
+					ev(t, "2023-09-12T10:00:00Z", "10:00 UTC", "10:00 UTC – API requests fail with 503 errors.", tl),
+					ev(t, "2023-09-12T10:20:00Z", "10:20 UTC", "10:20 UTC – Traffic is back to normal.", tl),
+				}
+			},
+			want:      want{"2023-09-12T10:00:00Z", "", "2023-09-12T10:20:00Z"},
+			ruleField: "started_at", ruleHas: "earliest event that marks impact",
+		},
+		{
+			name: "since a time is still a start",
+			events: func(t *testing.T) []casefile.Event {
+				return []casefile.Event{
+					ev(t, "2023-09-12T09:40:00Z", "09:40 UTC", "Sites have shown database errors since 09:40 UTC.", tl),
+					ev(t, "2023-09-12T10:20:00Z", "10:20 UTC", "10:20 UTC – Traffic is back to normal.", tl),
+				}
+			},
+			want: want{"2023-09-12T09:40:00Z", "", "2023-09-12T10:20:00Z"},
+		},
+		{
+			name: "a resolved post in the thread is an announcement and the recovery before it is the end",
+			events: func(t *testing.T) []casefile.Event {
+				return []casefile.Event{
+					ev(t, "2023-07-17T21:40:00Z", "07:40", "07:40 – db-syd-3a reboots and sites show database connection errors.", tl),
+					ev(t, "2023-07-17T21:44:00Z", "07:44", "07:44 – Our uptime checks alert the on-call engineer.", tl),
+					ev(t, "2023-07-17T23:02:00Z", "09:02", "09:02 – All remaining sites are working again.", tl),
+					ev(t, "2023-07-17T23:09:00Z", "09:09", "09:09 – Resolved post in this thread.", tl),
+				}
+			},
+			want:      want{"2023-07-17T21:40:00Z", "2023-07-17T21:44:00Z", "2023-07-17T23:02:00Z"},
+			ruleField: "resolved_at", ruleHas: "(\"09:02\")",
+		},
+		{
+			name: "a resolved sentence that is not about a post is still the end",
+			events: func(t *testing.T) []casefile.Event {
+				return []casefile.Event{
+					ev(t, "2023-07-17T21:40:00Z", "07:40", "07:40 – Sites show database connection errors.", tl),
+					ev(t, "2023-07-17T21:44:00Z", "07:44", "07:44 – Our uptime checks alert the on-call engineer.", tl),
+					ev(t, "2023-07-17T23:09:00Z", "09:09", "09:09 – The incident is resolved for every site.", tl),
+				}
+			},
+			want: want{"2023-07-17T21:40:00Z", "2023-07-17T21:44:00Z", "2023-07-17T23:09:00Z"},
+		},
+		{
+			name: "an alert before the first status post is the detection",
+			events: func(t *testing.T) []casefile.Event {
+				return []casefile.Event{
+					post(t, "2023-09-13T00:14:00Z", "investigating", "We are investigating delayed tracking updates."),
+					until(t, ev(t, "2023-09-12T23:52:00Z", "From 7:52 PM EDT until 11:08 PM", "From 7:52 PM EDT until 11:08 PM, tracking updates were delayed.", tl), "2023-09-13T03:08:00Z"),
+					ev(t, "2023-09-13T00:03:00Z", "8:03 PM", "Our consumer-lag alert paged the on-call engineer at 8:03 PM.", tl),
+				}
+			},
+			want:      want{"2023-09-12T23:52:00Z", "2023-09-13T00:03:00Z", "2023-09-13T03:08:00Z"},
+			ruleField: "detected_at", ruleHas: "alerted/paged",
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			doc := testDoc()
+			doc.Events = tt.events(t)
+			d := mustDraft(t, doc)
+			got := want{
+				started:  evidenceOf(t, d, "started_at").Value,
+				detected: evidenceOf(t, d, "detected_at").Value,
+				resolved: evidenceOf(t, d, "resolved_at").Value,
+			}
+			if diff := cmp.Diff(tt.want, got, cmp.AllowUnexported(want{})); diff != "" {
+				t.Errorf("timeline (-want +got):\n%s", diff)
+				for _, f := range []string{"started_at", "detected_at", "resolved_at"} {
+					t.Logf("%s rule: %s", f, evidenceOf(t, d, f).Rule)
+				}
+			}
+			if tt.ruleField != "" {
+				if r := evidenceOf(t, d, tt.ruleField).Rule; !strings.Contains(r, tt.ruleHas) {
+					t.Errorf("%s rule %q does not contain %q", tt.ruleField, r, tt.ruleHas)
+				}
+			}
+		})
+	}
+}
+
+func TestDocKindReadsDocumentationPaths(t *testing.T) {
+	tests := []struct {
+		name, host, path, want string
+	}{
+		{"a versioned task page of a project's site is documentation", "linkerd.io", "/2/tasks/replacing_expired_certificates/", "vendor documentation"},
+		{"a page under a v-prefixed version is documentation", "kubernetes.io", "/v1.28/concepts/overview/", "vendor documentation"},
+		{"a guide page is documentation", "www.envoyproxy.io", "/guides/tls-rotation/", "vendor documentation"},
+		{"a docs root is documentation", "www.postgresql.org", "/docs/16/wal.html", "vendor documentation"},
+		{"a blog post under a year is not documentation", "blog.vendor.example", "/2023/05/outage-review/", ""},
+		{"a product landing page is not documentation", "vendor.example", "/pricing/", ""},
+		{"a GitHub issue is an issue", "github.com", "/linkerd/linkerd2/issues/3880", "issue, pull request or commit"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := docKind(tt.host, tt.path); got != tt.want {
+				t.Errorf("docKind(%q, %q) = %q, want %q", tt.host, tt.path, got, tt.want)
+			}
+		})
+	}
+}
+
+func TestScanTimesReadsCityTime(t *testing.T) {
+	ctx := TimeContext{Date: time.Date(2025, 2, 18, 0, 0, 0, 0, time.UTC)}
+	tests := []struct {
+		name, text string
+		want       []tsGot
+	}{
+		{
+			name: "a range in a city's time takes the city's zone on the day",
+			text: "from 16:44 until 18:15 Amsterdam time, customers could not log in",
+			want: []tsGot{{Text: "from 16:44 until 18:15 Amsterdam time", At: "2025-02-18T15:44:00Z", Until: "2025-02-18T17:15:00Z",
+				HasClock: true, DateKnown: true, Zone: "Amsterdam time", ZoneWritten: true, ZoneKnown: true}},
+		},
+		{
+			name: "a two-word city's time",
+			text: "at 9:15 AM New York time",
+			want: []tsGot{{Text: "9:15 AM New York time", At: "2025-02-18T14:15:00Z",
+				HasClock: true, DateKnown: true, Zone: "New York time", ZoneWritten: true, ZoneKnown: true}},
+		},
+		{
+			name: "a city named without time is not a zone",
+			text: "at 16:44 Amsterdam reported errors",
+			want: []tsGot{{Text: "16:44", At: "2025-02-18T16:44:00Z", HasClock: true, DateKnown: true}},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := tsProject(ScanTimes(tt.text, ctx))
+			for i := range got {
+				got[i].At = mustRFC3339UTC(t, got[i].At)
+				if got[i].Until != "" {
+					got[i].Until = mustRFC3339UTC(t, got[i].Until)
+				}
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("ScanTimes(%q) (-want +got):\n%s", tt.text, diff)
+			}
+		})
+	}
+}
+
+func mustRFC3339UTC(t *testing.T, s string) string {
+	t.Helper()
+	v, err := time.Parse(time.RFC3339Nano, s)
+	if err != nil {
+		t.Fatalf("bad instant %q: %v", s, err)
+	}
+	return v.UTC().Format(time.RFC3339)
+}
