@@ -17,18 +17,25 @@
 // and a blog page whose root is missing or looks wrong, goes through
 // go-trafilatura for its main content; go-htmldate gives the publication
 // date; all on the same parsed tree, with the tree's lookups (meta tags,
-// JSON-LD, canonical link, class names) collected in one pass. GitHub
+// JSON-LD, canonical link, class names) collected in one pass. A paragraph
+// go-trafilatura kept but whose links it lost (an <a> around <code>) is
+// read from the page. Cited links keep a fragment that names a section. GitHub
 // availability reports are blog pages with their incident headings marked.
 //
 // Time expressions are read by package normalize. This package decides what
 // each one inherits when it lacks a date or a zone: earlier in the same
-// line, its update row, what the text before it declared or wrote (carried
-// forward, so that "11:48 PM PDT on October 19 … 12:38 AM" stays in PDT),
-// then the page (a declared zone, the one zone the page writes, the
+// line, its update row (the zone its own stamp writes: a CEST row stays in
+// CEST beside a later CET postmortem row), the header of its table ("Time
+// (BST)"), what the text before it declared or wrote (a heading such as
+// "Timeline (BST, 21 May)"; carried forward, so that "11:48 PM PDT on
+// October 19 … 12:38 AM" stays in PDT), then the page (a declared zone, the one zone the page writes, the
 // incident's day from the title, lead, slug or publication), then the
 // source (a status page's time zone; Korea time for Korean pages that
 // declare none). A clock time that falls half a day before the last one
-// read has passed midnight. Year-less dates take the page's year, one less
+// read has passed midnight; on a page that writes a.m. and p.m., a bare
+// "2:45" after "2:04 p.m." is in the afternoon. Prose outside the timeline
+// that repeats one of its clock times without a date means that entry.
+// Year-less dates take the page's year, one less
 // when they would fall after its publication. Promised times ("an update by
 // 12:10"), schedules ("every day at 4 AM"), bylines and action-item lists
 // give no events.

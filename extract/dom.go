@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	casefile "github.com/incidentlib/casefile"
+	"github.com/incidentlib/casefile/normalize"
 	"golang.org/x/net/html"
 	"golang.org/x/net/html/atom"
 )
@@ -49,6 +50,10 @@ type block struct {
 	// (a forum post), on day when set.
 	reset bool
 	day   time.Time
+	// zoneDecl is text outside the block that declares the zone of its
+	// times: the header row of the table a data row belongs to ("Date |
+	// Time (BST) | What happened").
+	zoneDecl string
 }
 
 // walker turns a DOM subtree into blocks, cutting at block-level elements and
@@ -64,6 +69,10 @@ type walker struct {
 	// swap maps elements of an extracted tree to the page's own element
 	// to read in their place (a table go-trafilatura cut cells from).
 	swap map[*html.Node]*html.Node
+	// header is the last table header row that declared a zone, and
+	// headerTable the table it heads: its data rows carry it.
+	header      string
+	headerTable *html.Node
 }
 
 func newWalker(base *url.URL) *walker {
@@ -191,6 +200,15 @@ func (w *walker) walk(n *html.Node) {
 		w.lines(rawText(n, w), true)
 		return
 	}
+	if preWrap(n) {
+		// Kept line breaks around lists (a Statuspage postmortem body
+		// with <ul>s): a line is a paragraph, and a bold line on its own
+		// is a heading ("<strong>What we are changing</strong>").
+		w.flush()
+		w.preWrapMixed(n)
+		w.flush()
+		return
+	}
 	if isInline(n) {
 		w.buf.boundary()
 		w.children(n)
@@ -289,7 +307,8 @@ func (w *walker) item(n *html.Node) {
 }
 
 // row reads a table row as one item, cells joined by " | ". Header rows are
-// left out.
+// left out, but a header that declares a zone ("Time (BST)") is kept as
+// the zone declaration of the table's data rows.
 func (w *walker) row(n *html.Node) {
 	if layoutRow(n) {
 		// A layout table: its cells are containers, not data.
@@ -312,10 +331,80 @@ func (w *walker) row(n *html.Node) {
 			cells = append(cells, t)
 		}
 	}
-	if header || len(cells) == 0 {
+	if len(cells) == 0 {
 		return
 	}
-	w.blocks = append(w.blocks, block{kind: blockItem, text: strings.Join(cells, " | ")})
+	table := enclosingTable(n)
+	if header {
+		if t := strings.Join(cells, " | "); table != nil {
+			if _, _, ok := normalize.DeclaredZone(t); ok {
+				w.header, w.headerTable = t, table
+			}
+		}
+		return
+	}
+	b := block{kind: blockItem, text: strings.Join(cells, " | ")}
+	if table != nil && table == w.headerTable {
+		b.zoneDecl = w.header
+	}
+	w.blocks = append(w.blocks, b)
+}
+
+// enclosingTable returns the table element that holds the row n, or nil.
+func enclosingTable(n *html.Node) *html.Node {
+	for p := n.Parent; p != nil; p = p.Parent {
+		if p.Type == html.ElementNode && p.DataAtom == atom.Table {
+			return p
+		}
+	}
+	return nil
+}
+
+// preWrapMixed reads the children of an element that keeps its line breaks
+// and also holds block elements: a line break in its text ends a
+// paragraph, and a <strong> or <b> alone on its line, short enough, is a
+// pseudo-heading.
+func (w *walker) preWrapMixed(n *html.Node) {
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		switch {
+		case c.Type == html.TextNode:
+			for i, line := range strings.Split(c.Data, "\n") {
+				if i > 0 {
+					w.flush()
+				}
+				w.buf.text(line)
+			}
+		case c.Type == html.ElementNode && (c.DataAtom == atom.Strong || c.DataAtom == atom.B) && aloneOnLine(c):
+			t := strings.TrimSpace(inlineText(c, w))
+			if t != "" && !strings.Contains(t, "\n") && pseudoHeadingLength(t) {
+				w.flush()
+				w.heading(min(w.lastLevel+1, 6), t, true)
+				continue
+			}
+			w.walk(c)
+		default:
+			w.walk(c)
+		}
+	}
+}
+
+// aloneOnLine reports an element with only a line break (or nothing)
+// between it and its neighbours.
+func aloneOnLine(n *html.Node) bool {
+	edge := func(s *html.Node, before bool) bool {
+		if s == nil {
+			return true
+		}
+		if s.Type != html.TextNode {
+			return s.Type == html.ElementNode && !isInline(s)
+		}
+		t := strings.Trim(s.Data, " \t")
+		if before {
+			return t == "" && s.PrevSibling == nil || strings.HasSuffix(t, "\n")
+		}
+		return t == "" && s.NextSibling == nil || strings.HasPrefix(t, "\n")
+	}
+	return edge(n.PrevSibling, true) && edge(n.NextSibling, false)
 }
 
 // lines reads plain text kept with its line breaks: Markdown-like headings,
@@ -637,8 +726,8 @@ func hasClass(n *html.Node, class string) bool {
 	return false
 }
 
-// absLink resolves href against base and keeps http(s) links, without
-// fragments. Links into the Wayback Machine are unwrapped to their original.
+// absLink resolves href against base and keeps http(s) links, with a
+// fragment only when it names a section of the linked page. Links into the Wayback Machine are unwrapped to their original.
 func absLink(base *url.URL, href string) string {
 	href = strings.TrimSpace(href)
 	if href == "" || strings.HasPrefix(href, "#") {
@@ -659,9 +748,32 @@ func absLink(base *url.URL, href string) string {
 	if u.Scheme != "http" && u.Scheme != "https" || u.Host == "" {
 		return ""
 	}
-	u.Fragment = ""
-	u.RawFragment = ""
+	if !sectionFragment(u.Fragment) {
+		u.Fragment = ""
+		u.RawFragment = ""
+	}
 	return u.String()
+}
+
+// navFragments are anchors of a page's own furniture, not of a section of
+// its text.
+var navFragments = map[string]bool{
+	"top": true, "content": true, "main": true, "main-content": true, "maincontent": true,
+	"skip": true, "skip-to-content": true, "toc": true, "page": true, "comments": true,
+	"respond": true, "disqus_thread": true, "header": true, "footer": true, "nav": true,
+	"navigation": true, "menu": true, "search": true, "home": true, "body": true,
+}
+
+// sectionFragment reports a fragment that names a section of the linked
+// page ("#GUC-MAX-SLOT-WAL-KEEP-SIZE", "#space-quota"): it is part of the
+// citation. An empty fragment, a bare "#", a script route ("#!/…", "#/…")
+// and the anchors of page furniture ("#top", "#content") are not.
+func sectionFragment(f string) bool {
+	f = strings.TrimSpace(f)
+	if f == "" || strings.HasPrefix(f, "!") || strings.HasPrefix(f, "/") || strings.ContainsAny(f, " \t\n") {
+		return false
+	}
+	return !navFragments[strings.ToLower(f)]
 }
 
 // pseudoHeadingLength reports a bold line short enough to be a heading: at

@@ -82,6 +82,12 @@ func readGeneric(pg *page, platform string) (reading, error) {
 	} else if root != nil {
 		fixAtoms(root)
 		w.swap = originalTables(root, pg.doc.Nodes[0])
+		for from, to := range originalParagraphs(root, pg.doc.Nodes[0]) {
+			if w.swap == nil {
+				w.swap = map[*html.Node]*html.Node{}
+			}
+			w.swap[from] = to
+		}
 		w.walk(root)
 	} else if body := pg.doc.Find("body"); body.Length() > 0 {
 		// Nothing found: the bare body without its chrome.
@@ -160,6 +166,54 @@ func originalTables(content, doc *html.Node) map[*html.Node]*html.Node {
 		}
 	}
 	return swap
+}
+
+// originalParagraphs maps each paragraph and list item of go-trafilatura's
+// content that lost links to the page's element with the same text, so that
+// its citations are read: go-trafilatura drops an <a> that wraps only
+// <code> ("<a href=…><code>max_slot_wal_keep_size</code></a>"). An element
+// is matched only when its text, blanks aside, is the same and the page's
+// element holds more links.
+func originalParagraphs(content, doc *html.Node) map[*html.Node]*html.Node {
+	var extracted []*html.Node
+	for _, a := range []atom.Atom{atom.P, atom.Li} {
+		extracted = elements(content, a, extracted)
+	}
+	if len(extracted) == 0 {
+		return nil
+	}
+	byText := map[string]*html.Node{}
+	var page []*html.Node
+	for _, a := range []atom.Atom{atom.P, atom.Li} {
+		page = elements(doc, a, page)
+	}
+	for _, n := range page {
+		if len(elements(n, atom.A, nil)) == 0 {
+			continue
+		}
+		k := blankless(tableWords(n))
+		if _, dup := byText[k]; dup {
+			byText[k] = nil // ambiguous: leave it
+			continue
+		}
+		byText[k] = n
+	}
+	swap := map[*html.Node]*html.Node{}
+	for _, n := range extracted {
+		k := blankless(tableWords(n))
+		if k == "" {
+			continue
+		}
+		if o := byText[k]; o != nil && len(elements(o, atom.A, nil)) > len(elements(n, atom.A, nil)) {
+			swap[n] = o
+		}
+	}
+	return swap
+}
+
+// blankless is s lower-cased without its blanks.
+func blankless(s string) string {
+	return strings.ToLower(strings.Join(strings.Fields(s), ""))
 }
 
 // dataTable reports a table of data: rows of cells holding text, no

@@ -63,13 +63,17 @@ func readIncidentIO(pg *page) (reading, bool) {
 			}
 			li := goquery.NewDocumentFromNode(c)
 			tm := li.FindMatcher(incidentIOSel.time).First()
+			// The affected-components list is read as components even
+			// when its entries hold <time> elements ("Full outage from
+			// 1:38 PM to 2:15 PM"): those are spans of impact, not status
+			// updates posted at a time.
 			switch {
-			case tm.Length() > 0:
-				updates = append(updates, incidentIORow(c, tm.Nodes[0], w))
 			case strings.Contains(label, "affected") || strings.Contains(label, "component"):
 				if cells := cellTexts(c); len(cells) > 0 {
 					components = append(components, strings.Join(cells, ": "))
 				}
+			case tm.Length() > 0:
+				updates = append(updates, incidentIORow(c, tm.Nodes[0], w))
 			}
 		}
 	})

@@ -1,10 +1,13 @@
 package extract
 
 import (
+	"context"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
+	casefile "github.com/incidentlib/casefile"
 	"golang.org/x/net/html"
 	"golang.org/x/net/html/atom"
 )
@@ -186,5 +189,315 @@ func TestTimelineReadsISOStampsWithOffsetsInATable(t *testing.T) {
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("events (-want +got):\n%s", diff)
+	}
+}
+
+func TestTimelineTakesTheZoneALabelDeclares(t *testing.T) {
+	filler := `<p>` + strings.Repeat("Customers could not save invoices during the outage and saw errors on most pages. ", 6) + `</p>`
+	tests := []struct {
+		name string
+		body string
+		want []string
+	}{
+		{
+			name: "a table's Time column header names the zone of its rows and the date carries down",
+			body: `<h2>Timeline</h2><table><thead><tr><th>Date</th><th>Time (BST)</th><th>What happened</th></tr></thead><tbody>
+<tr><td>Thu 12 Sep</td><td>08:47</td><td>The disk is full and writes fail.</td></tr>
+<tr><td></td><td>10:31</td><td>Writes are back for everyone.</td></tr>
+</tbody></table>`,
+			want: []string{
+				"2024-09-12T07:47 BST Thu 12 Sep | 08:47",
+				"2024-09-12T09:31 BST 10:31",
+			},
+		},
+		{
+			name: "a table without a zone in its header gives its rows no zone",
+			body: `<h2>Timeline</h2><table><thead><tr><th>Date</th><th>Time</th><th>What happened</th></tr></thead><tbody>
+<tr><td>Thu 12 Sep</td><td>08:47</td><td>The disk is full and writes fail.</td></tr>
+</tbody></table>`,
+			want: []string{
+				"2024-09-12T08:47  Thu 12 Sep | 08:47",
+			},
+		},
+		{
+			name: "one table's zone header does not reach another table",
+			body: `<h2>Timeline</h2><table><thead><tr><th>Time (BST)</th><th>What happened</th></tr></thead><tbody>
+<tr><td>12 Sep 2024 08:47</td><td>The disk is full and writes fail.</td></tr>
+</tbody></table>
+<h2>Costs</h2><table><thead><tr><th>Item</th><th>When</th></tr></thead><tbody>
+<tr><td>Refunds</td><td>13 Sep 2024 14:00</td></tr>
+</tbody></table>`,
+			want: []string{
+				"2024-09-12T07:47 BST 12 Sep 2024 08:47",
+				"2024-09-13T13:00 BST 13 Sep 2024 14:00",
+			},
+		},
+		{
+			name: "a heading that names the zone declares it for the text under it",
+			body: `<h2>Timeline (BST, 12 September)</h2><p>At 08:47 the disk filled and writes failed. At 10:31 writes were back.</p>`,
+			want: []string{
+				"2024-09-12T07:47 BST 08:47",
+				"2024-09-12T09:31 BST 10:31",
+			},
+		},
+		{
+			name: "prose after the timeline that repeats a clock time means that entry, not the last day in force",
+			body: `<h2>Timeline</h2><table><thead><tr><th>Date</th><th>Time (BST)</th><th>What happened</th></tr></thead><tbody>
+<tr><td>Thu 12 Sep</td><td>08:49</td><td>The alert pages the on-call engineer.</td></tr>
+<tr><td>Fri 13 Sep</td><td>14:00</td><td>Incident review.</td></tr>
+</tbody></table>
+<h2>Why it took an hour to find</h2><p>The alert at 08:49 told us writes were failing.</p>`,
+			want: []string{
+				"2024-09-12T07:49 BST Thu 12 Sep | 08:49",
+				"2024-09-13T13:00 BST Fri 13 Sep | 14:00",
+				"2024-09-12T07:49 BST 08:49",
+			},
+		},
+		{
+			name: "prose that writes its own date is not moved to a timeline entry",
+			body: `<h2>Timeline</h2><table><thead><tr><th>Date</th><th>Time (BST)</th><th>What happened</th></tr></thead><tbody>
+<tr><td>Thu 12 Sep</td><td>08:49</td><td>The alert pages the on-call engineer.</td></tr>
+</tbody></table>
+<h2>Follow-up</h2><p>On 13 September 2024 at 08:49 we ran the review.</p>`,
+			want: []string{
+				"2024-09-12T07:49 BST Thu 12 Sep | 08:49",
+				"2024-09-13T07:49 BST 13 September 2024 at 08:49",
+			},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			page := `<html><head><title>Postmortem: the morning we could not save</title><meta property="article:published_time" content="2024-09-19T09:00:00Z"></head><body><article>
+<h1>Postmortem: the morning we could not save</h1>` + filler + tt.body + filler + `</article></body></html>`
+			got := timelineOf(t, "https://blog.example.com/postmortem-disk-full/", page)
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("events (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestStatuspageRowBodyTakesTheZoneOfItsOwnStamp(t *testing.T) {
+	row := func(status, body, date, clock, zone string) string {
+		return `<div class="row update-row"><div class="update-title">` + status + `</div><div class="update-container"><div class="update-body"><span class="whitespace-pre-wrap">` + body + `</span></div>
+<div class="update-timestamp">Posted <span class="ago"></span>Oct <var data-var="date">` + date + `</var>, <var data-var="year">2024</var> - <var data-var="time">` + clock + `</var> ` + zone + `</div></div></div>`
+	}
+	tests := []struct {
+		name string
+		rows string
+		want []string
+	}{
+		{
+			name: "a summer-time row after a winter-time postmortem row reads its bare times in summer time",
+			rows: row("Postmortem", "We have published our review.", "29", "15:30", "CET") +
+				row("Resolved", "Error rates have been normal since 11:48.", "24", "12:05", "CEST"),
+			want: []string{"2024-10-29T14:30", "2024-10-24T10:05", "2024-10-24T09:48"},
+		},
+		{
+			name: "rows in one zone read their bare times in it",
+			rows: row("Resolved", "Error rates have been normal since 11:48.", "24", "12:05", "CEST") +
+				row("Investigating", "We are investigating errors.", "24", "10:24", "CEST"),
+			want: []string{"2024-10-24T10:05", "2024-10-24T09:48", "2024-10-24T08:24"},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			page := `<div class="incident-name">Authentication errors</div><div class="incident-updates-container">` + tt.rows + `</div>`
+			p := casefile.Page{URL: "https://status.example.com/incidents/abcdefghijkl", ContentType: "text/html", Body: []byte(page),
+				FetchedAt: time.Date(2024, 11, 3, 8, 0, 0, 0, time.UTC)}
+			d, err := Page(context.Background(), p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, e := range d.Events {
+				got = append(got, e.At.UTC().Format("2006-01-02T15:04"))
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("events (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestIncidentIOReadsComponentSpansAsComponentsNotUpdates(t *testing.T) {
+	update := func(status, at, shown, body string) string {
+		return `<li><div><span>` + status + `</span><time dateTime="` + at + `">` + shown + `</time></div><div class="prose"><p>` + body + `</p></div></li>`
+	}
+	tests := []struct {
+		name       string
+		components string
+		want       []string // "time status" of the update rows
+	}{
+		{
+			name:       "a component span with <time> elements is not a status update",
+			components: `<li><span>Custom domains</span><span>Full outage from <time dateTime="2025-02-04T13:38:00.000Z">1:38 PM</time> to <time dateTime="2025-02-04T14:15:00.000Z">2:15 PM</time></span></li>`,
+			want:       []string{"2025-02-04T15:30 resolved", "2025-02-04T13:52 investigating"},
+		},
+		{
+			name:       "a component span in plain text is not a status update either",
+			components: `<li><span>Custom domains</span><span>Full outage from 1:38 PM to 2:15 PM</span></li>`,
+			want:       []string{"2025-02-04T15:30 resolved", "2025-02-04T13:52 investigating"},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			page := `<html><head><title>Forms unavailable - Sableform Status</title></head><body><main><h1>Forms unavailable</h1>
+<div><h2>Affected components</h2><ul>` + tt.components + `</ul></div>
+<div><h2>Updates</h2><ol>` +
+				update("Resolved", "2025-02-04T15:30:00.000Z", "Feb 4, 2025, 3:30 PM GMT", "Forms load normally again.") +
+				update("Investigating", "2025-02-04T13:52:00.000Z", "Feb 4, 2025, 1:52 PM GMT", "Forms on custom domains do not load.") +
+				`</ol></div></main></body></html>`
+			p := casefile.Page{URL: "https://status.sableform.example/incidents/01JKBD3V9Q2W4E6R8T0Y2V4X6Z", ContentType: "text/html", Body: []byte(page)}
+			d, err := Page(context.Background(), p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, e := range d.Events {
+				if e.Status != "" {
+					got = append(got, e.At.UTC().Format("2006-01-02T15:04")+" "+e.Status)
+				}
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("update rows (-want +got):\n%s", diff)
+				t.Logf("platform %s, events %+v", d.Platform, d.Events)
+			}
+		})
+	}
+}
+
+func TestWalkerReadsAPreWrapBodyWithListsLineByLine(t *testing.T) {
+	type blk struct {
+		Kind blockKind
+		Text string
+	}
+	tests := []struct {
+		name string
+		body string
+		want []blk
+	}{
+		{
+			name: "a bold line alone above a list is a heading and each line a paragraph",
+			body: "<strong>What happened</strong>\n\nThe cache ran out of memory.\nValid keys were refused.\n\n<strong>What we are changing</strong>\n\n<ul><li>Alert on evictions.</li></ul>",
+			want: []blk{
+				{blockHeading, "What happened"},
+				{blockPara, "The cache ran out of memory."},
+				{blockPara, "Valid keys were refused."},
+				{blockHeading, "What we are changing"},
+				{blockItem, "Alert on evictions."},
+			},
+		},
+		{
+			name: "a bold word inside a line is text, not a heading",
+			body: "Please <strong>retry</strong> the refused requests.\n<ul><li>Alert on evictions.</li></ul>",
+			want: []blk{
+				{blockPara, "Please retry the refused requests."},
+				{blockItem, "Alert on evictions."},
+			},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			nodes, err := html.ParseFragment(strings.NewReader(`<span class="whitespace-pre-wrap">`+tt.body+`</span>`), &html.Node{Type: html.ElementNode, Data: "div", DataAtom: atom.Div})
+			if err != nil {
+				t.Fatal(err)
+			}
+			w := newWalker(nil)
+			for _, n := range nodes {
+				w.walk(n)
+			}
+			w.flush()
+			var got []blk
+			for _, b := range w.blocks {
+				got = append(got, blk{b.kind, b.text})
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("blocks (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestTimelineReadsABareClockOfATwelveHourPageInTheHalfDayThatFollows(t *testing.T) {
+	filler := `<p>` + strings.Repeat("Buyers paid for tickets and got no confirmation during the outage. ", 6) + `</p>`
+	tests := []struct {
+		name string
+		body string
+		want []string
+	}{
+		{
+			name: "a bare clock after a p.m. time is in the afternoon",
+			body: `<p>On Tuesday, April 8, 2025 at 1:40 p.m. PT we changed the partitions. The on-sale opened at 2:00 on the dot. By 2:45 the lag was still climbing.</p>`,
+			want: []string{
+				"2025-04-08T20:40 PT Tuesday, April 8, 2025 at 1:40 p.m. PT",
+				"2025-04-08T21:00 PT 2:00",
+				"2025-04-08T21:45 PT 2:45",
+			},
+		},
+		{
+			name: "a zero-padded clock is a 24-hour clock and stays as written",
+			body: `<p>On Tuesday, April 8, 2025 at 1:40 p.m. PT we changed the partitions. The nightly job had run at 02:00.</p>`,
+			want: []string{
+				"2025-04-08T20:40 PT Tuesday, April 8, 2025 at 1:40 p.m. PT",
+				"2025-04-08T09:00 PT 02:00",
+			},
+		},
+		{
+			name: "a page that never wrote a.m. or p.m. keeps its bare clocks as written",
+			body: `<p>On Tuesday, April 8, 2025 at 13:40 PT we changed the partitions. The on-sale opened at 2:00.</p>`,
+			want: []string{
+				"2025-04-08T20:40 PT Tuesday, April 8, 2025 at 13:40 PT",
+				"2025-04-08T09:00 PT 2:00",
+			},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			page := `<html><head><title>The afternoon our confirmations stopped</title><meta property="article:published_time" content="2025-04-15T09:00:00Z"></head><body><article>
+<h1>The afternoon our confirmations stopped</h1>` + filler + tt.body + filler + `</article></body></html>`
+			got := timelineOf(t, "https://blog.example.com/p/confirmations", page)
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("events (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestOriginalParagraphsRestoreLinksTheExtractorDropped(t *testing.T) {
+	const page = `<p>There is a setting, <a href="https://www.postgresql.org/docs/current/runtime-config-replication.html#GUC-MAX-SLOT-WAL-KEEP-SIZE"><code>max_slot_wal_keep_size</code></a>, that caps WAL.</p>`
+	tests := []struct {
+		name, page, content string
+		wantLinks           []string
+	}{
+		{"a paragraph that lost a link wrapping code is read from the page", page,
+			`<p>There is a setting, <code>max_slot_wal_keep_size</code>, that caps WAL.</p>`,
+			[]string{"https://www.postgresql.org/docs/current/runtime-config-replication.html#GUC-MAX-SLOT-WAL-KEEP-SIZE"}},
+		{"a paragraph whose text differs is not replaced", page,
+			`<p>There is a setting that caps WAL, and we set it.</p>`, nil},
+		{"a paragraph that kept its links is not replaced", `<p>See <a href="https://docs.example.com/a">the guide</a>.</p>`,
+			`<p>See <a href="https://docs.example.com/a">the guide</a>.</p>`, []string{"https://docs.example.com/a"}},
+		{"a text that two page paragraphs share is ambiguous and left alone",
+			`<p>See <a href="https://docs.example.com/a"><code>x</code></a>.</p><p>See <a href="https://docs.example.com/b"><code>x</code></a>.</p>`,
+			`<p>See <code>x</code>.</p>`, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			doc, err := html.Parse(strings.NewReader("<html><body>" + tt.page + "</body></html>"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			content, err := html.Parse(strings.NewReader("<html><body><div>" + tt.content + "</div></body></html>"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			w := newWalker(nil)
+			w.swap = originalParagraphs(content, doc)
+			w.walk(content)
+			w.flush()
+			if diff := cmp.Diff(tt.wantLinks, w.links); diff != "" {
+				t.Errorf("links (-want +got):\n%s", diff)
+			}
+		})
 	}
 }

@@ -1,6 +1,7 @@
 package extract
 
 import (
+	"fmt"
 	"strings"
 	"time"
 	"unicode"
@@ -82,6 +83,14 @@ const maxEventText = 600
 func timeline(blocks []block, kinds []casefile.SectionKind, env timeEnv) []casefile.Event {
 	events := []casefile.Event{}
 	carried := env
+	// told maps the local clock times the timeline section told (time of
+	// day and zone) to their instants: prose elsewhere that repeats one
+	// without a date ("the alert at 08:49") means that entry, not the
+	// same clock on the day last in force.
+	told := map[string]time.Time{}
+	// twelveHour: the page has written a time with a.m. or p.m.; its bare
+	// "2:45" after "2:04 p.m." is in the afternoon too.
+	twelveHour := false
 	for i, b := range blocks {
 		kind := kinds[i]
 		if b.at != nil {
@@ -109,8 +118,20 @@ func timeline(blocks []block, kinds []casefile.SectionKind, env timeEnv) []casef
 		local := carried
 		if b.at != nil && !b.reset {
 			local = env.withDay(*b.at)
+			if b.zone != "" {
+				// The zone the row's own stamp wrote ("Oct 24, 2024 - 12:05
+				// CEST") is the zone of the bare times in its body, not the
+				// page's zone at another date.
+				if loc, ok := normalize.LookupZone(b.zone, *b.at); ok && !sameOffset(local.zone, loc, *b.at) {
+					local.zone, local.zoneName = loc, b.zone
+					local = local.withDay(*b.at)
+				}
+			}
 		}
 		if name, loc, ok := normalize.DeclaredZone(b.text); ok && loc != nil {
+			local.zone, local.zoneName = loc, name
+		} else if name, loc, ok := normalize.DeclaredZone(b.zoneDecl); ok && loc != nil {
+			// The table's header names the zone of this row's times.
 			local.zone, local.zoneName = loc, name
 		}
 		scanned := local
@@ -189,6 +210,29 @@ func timeline(blocks []block, kinds []casefile.SectionKind, env timeEnv) []casef
 					local.date = next.date
 				}
 			}
+			if twelveHour && !s.DateWritten && s.Until == nil && !local.last.IsZero() && s.At.Before(local.last) && bareTwelveHourRe.MatchString(s.Text) {
+				// A 12-hour page's bare clock reads in the half of the day
+				// that follows the last time read ("1:40 p.m. … at 2:00").
+				if pm := s.At.Add(12 * time.Hour); !pm.Before(local.last.Add(-30*time.Minute)) && pm.Sub(local.last) <= 12*time.Hour {
+					s.At, s.Local = pm, s.Local.Add(12*time.Hour)
+				}
+			}
+			if meridiemRe.MatchString(s.Text) {
+				twelveHour = true
+			}
+			if key := clockKey(s); key != "" && s.At.Year() >= 1990 {
+				if kind == casefile.SectionTimeline {
+					if _, dup := told[key]; !dup {
+						told[key] = s.At
+					}
+				} else if at, ok := told[key]; ok && !s.DateWritten && s.Until == nil && !at.Equal(s.At) {
+					// The day of the entry it repeats is the day in force.
+					s.Local = s.Local.Add(at.Sub(s.At))
+					s.At = at
+					local.date = time.Date(s.Local.Year(), s.Local.Month(), s.Local.Day(), 0, 0, 0, 0, time.UTC)
+					local.year = s.Local.Year()
+				}
+			}
 			if promised(b.text, s.Start) {
 				continue // "we will provide an update by 12:10", "every day at 4 AM": not events
 			}
@@ -226,6 +270,34 @@ func timeline(blocks []block, kinds []casefile.SectionKind, env timeEnv) []casef
 		}
 	}
 	return events
+}
+
+var (
+	// bareTwelveHourRe: a clock written without a meridiem or a leading
+	// zero whose hour fits a 12-hour clock ("2:45", "11:05"; not "02:45"
+	// or "14:45").
+	bareTwelveHourRe = normalize.MustPattern(`^(?:[1-9]|1[01]):[0-5]\d$`)
+	meridiemRe       = normalize.MustPattern(`(?i)\d\s*[ap]\.?\s?m\b|오전|오후`)
+)
+
+// sameOffset reports whether zone a (nil: unknown) is at b's offset at t.
+func sameOffset(a, b *time.Location, t time.Time) bool {
+	if a == nil {
+		return false
+	}
+	_, oa := t.In(a).Zone()
+	_, ob := t.In(b).Zone()
+	return oa == ob
+}
+
+// clockKey is the local time of day and zone of a stamp with a clock
+// ("08:49 BST"), or "" when its zone is unknown.
+func clockKey(s normalize.Stamp) string {
+	if !s.HasClock || !s.ZoneKnown || !s.DateKnown || s.Local.IsZero() {
+		return ""
+	}
+	off := s.Local.Sub(s.At)
+	return fmt.Sprintf("%02d:%02d/%d", s.Local.Hour(), s.Local.Minute(), off/time.Minute)
 }
 
 // backgroundDate reports whether a date written without a time of day is

@@ -277,7 +277,7 @@ var componentTerms = []classTerm{
 
 var domainTerms = []classTerm{
 	ct("gcp", `\bGoogle Cloud\b|\bGCP\b|\bGCE\b|\bGoogle Compute Engine\b|\bGKE\b|\bGoogle Kubernetes Engine\b|\bApp Engine\b|\bBigQuery\b|\bCloud (?:SQL|Run|Functions|Spanner|Pub/Sub|CDN|VPN|DNS|Storage|Load Balancing)\b|\bgoogle-guest-agent\b|\b(?:us|europe|asia|australia|northamerica|southamerica|me|africa)-(?:east|west|north|south|central|northeast|southeast|northwest|southwest)\d+(?:-[a-f])?\b`),
-	ct("aws", `\bAWS\b|\bAmazon Web Services\b|\bEC2\b|\bS3\b|\bDynamoDB\b|\bEBS\b|\bELB\b|\bRoute ?53\b|\bCloudFront\b|\bAWS Lambda\b|\bRDS\b|\bKinesis\b|\bEKS\b|\bGlobal Accelerator\b|\b(?:us|eu|ap|sa|ca|me|af|il|mx)-(?:east|west|north|south|central|northeast|southeast|northwest|southwest)-\d\b|\bNorthern Virginia\b`),
+	ct("aws", `\bAWS\b|\bAmazon Web Services\b|\bEC2\b|\bS3\b|\bDynamoDB\b|\bEBS\b|\bELB\b|\bRoute ?53\b|\bCloudFront\b|\bAWS Lambda\b|\bRDS\b|\bKinesis\b|\bEKS\b|\bGlobal Accelerator\b|\bAmazon (?:MQ|MSK|SQS|SNS|ECS|EKS|EFS|Aurora|ElastiCache|CloudWatch|Redshift|OpenSearch|Kinesis|RDS|EC2|S3|EBS|Route ?53|API Gateway|Cognito|Simple (?:Queue|Notification|Storage|Email) Service)\b|\b(?:us|eu|ap|sa|ca|me|af|il|mx)-(?:east|west|north|south|central|northeast|southeast|northwest|southwest)-\d\b|\bNorthern Virginia\b`),
 	ct("azure", `\bAzure\b|\bAKS\b|\bCosmos ?DB\b|\bMicrosoft cloud\b`),
 	ct("kubernetes", `\bKubernetes\b|\bk8s\b|\bGKE\b|\bEKS\b|\bAKS\b|\bkube-\w+|\bkubelets?\b|\bkubectl\b|\bpods?\b|\bapiserver\b|\bhelm charts?\b|쿠버네티스`),
 	ct("networking", `\bBGP\b|\brouting\b|\bpacket loss\b|\bpeering\b|\bfib(?:er|re)\b|\bbackbone\b|\bTCP\b|\bUDP\b|\bIP addresses\b|\bpublic IPs?\b|\bconnectivity\b|\bnetwork (?:partition|congestion|outage|connectivity|configuration|control plane|traffic|devices?|links?|switch(?:es)?|equipment|hardware|fault|paths?)\b|\bWAN\b|\bload[- ]balanc\w+|\bDNS\b|\banycast\b|\bCDN\b|\brouters?\b|\bVPC\b|네트워크`, "generic"),
@@ -322,7 +322,6 @@ var componentSupersedes = map[string][]string{
 	"object-storage":      {"storage"},
 	"block-storage":       {"storage"},
 	"kafka":               {"message-queue"},
-	"coredns":             {"dns"},
 }
 
 // ownerDomains are the domains an owner implies.

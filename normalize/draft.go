@@ -832,7 +832,7 @@ var (
 	docCodeHosts = []string{"github.com", "gitlab.com", "bitbucket.org", "codeberg.org"}
 	docBugRe     = MustPattern(`(?i)^(?:bugs?|bugzilla|issues|issuetracker|jira|tracker)\.|^(?:bugs\.chromium\.org|issuetracker\.google\.com|launchpad\.net|bugs\.launchpad\.net|code\.google\.com|bugzilla\.\S+)$`)
 	docBugPathRe = MustPattern(`(?i)/(?:browse/[A-Z][A-Z0-9]+-\d+|show_bug\.cgi|issues?/\d+|bugs?/\d+|\+bug/\d+)`)
-	docDocsRe    = MustPattern(`(?i)^(?:docs?|developers?|developer-docs|learn|support|help|kb|manual|wiki)\.|\.readthedocs\.io$`)
+	docDocsRe    = MustPattern(`(?i)^(?:docs?|developers?|developer-docs|learn|support|help|kb|manual|c?wiki)\.|\.readthedocs\.io$`)
 	// docDocsPath: documentation by its path: a docs root, a guide or
 	// task page ("/tasks/", "/guides/"), or a page under a version
 	// ("/2/…", "/v1.28/…", "/latest/…"; a four-digit year is a blog's).
@@ -859,8 +859,10 @@ func docKind(host, path string) string {
 }
 
 // docs keeps the cited links that are upstream issues, bug reports or
-// documentation, not the page's own site, without fragments, de-duplicated
-// by canonical URL.
+// documentation, not the page's own site, de-duplicated by canonical URL.
+// A fragment that names a section of a cited documentation page is kept;
+// a bare "#", a script route and page-furniture anchors ("#top") are not,
+// nor an issue's comment anchor (the issue is the citation).
 func (d *drafter) docs() []string {
 	out := []string{}
 	seen := map[string]bool{}
@@ -887,11 +889,17 @@ func (d *drafter) docs() []string {
 		}
 		seen[canon] = true
 		keep := strings.TrimSpace(link)
+		frag := ""
 		if i := strings.IndexByte(keep, '#'); i >= 0 {
-			keep = keep[:i]
+			keep, frag = keep[:i], keep[i+1:]
 		}
 		if _, _, err := CanonicalURL(keep); err != nil {
 			keep = canon
+		}
+		if citedSection(frag) && (kind == "vendor documentation" || kind == "standard or advisory") {
+			// A fragment naming a section of a docs page is part of the
+			// citation ("…/maintenance/#space-quota").
+			keep += "#" + frag
 		}
 		out = append(out, keep)
 		d.add("docs", keep, link, "cited link to "+kind, 0.7)
@@ -903,6 +911,22 @@ func (d *drafter) docs() []string {
 		d.add("docs", "", "", "no cited issue, pull request, bug report or documentation outside the page's own site", 0.5)
 	}
 	return out
+}
+
+// citedSection reports a link fragment that names a section of the cited
+// page rather than its furniture or a script route.
+func citedSection(f string) bool {
+	f = strings.TrimSpace(f)
+	if f == "" || strings.HasPrefix(f, "!") || strings.HasPrefix(f, "/") || strings.ContainsAny(f, " \t\n") {
+		return false
+	}
+	switch strings.ToLower(f) {
+	case "top", "content", "main", "main-content", "maincontent", "skip", "skip-to-content", "toc",
+		"page", "comments", "respond", "disqus_thread", "header", "footer", "nav", "navigation",
+		"menu", "search", "home", "body":
+		return false
+	}
+	return true
 }
 
 // clip shortens s to at most n bytes at a rune boundary, adding "…".
@@ -973,10 +997,14 @@ var (
 	// tlLeadEndRe: words right before a stamp that make it an end
 	// ("until 11:37AM", "by 12:26PM").
 	tlLeadEndRe = MustPattern(`(?i)\b(?:until|till|through|to|by|as of)\s+(?:about|around|approximately|roughly)?\s*$|까지\s*$`)
+	// tlNegatedImpactRe: impact words the clause denies ("answered with an
+	// empty page instead of an error", "without errors"): they name no
+	// impact.
+	tlNegatedImpactRe = MustPattern(`(?i)\b(?:instead of|rather than|without|no|never|not)\s+(?:an?\s+|any\s+)?(?:errors?|failures?|impact|outages?|issues?|problems?)\b`)
 	// tlChangeRe: the clause names a change, job or run that started (the
 	// trigger), not impact ("the weekly defragmentation job starts on
 	// etcd-2", "the next rebalancing pass started at 02:05").
-	tlChangeRe   = MustPattern(`(?i)\b(?:jobs?|runs?|pass(?:es)?|deploy\w*|roll-?outs?|releases?|patch\w*|migrations?|maintenance|changes?|upgrades?|scripts?|batch\w*|cron\w*|merges?|config\w*|flags?|defrag\w*|rebalanc\w*|backups?|compactions?|reindex\w*|resharding|failover test)\b|배포|작업|점검`)
+	tlChangeRe   = MustPattern(`(?i)\b(?:jobs?|runs?|pass(?:es)?|deploy\w*|roll-?outs?|releases?|patch\w*|migrations?|maintenance|changes?|upgrades?|scripts?|batch\w*|cron\w*|merges?|config\w*|flags?|defrag\w*|rebalanc\w*|backups?|compactions?|reindex\w*|resharding|failover test|replacements?|rotations?|restarts?|reboots?)\b|배포|작업|점검`)
 	tlResponseRe = MustPattern(`(?i)\binvestigat\w*|\bmitigat\w*|\broll(?:ed|ing)?\s*back|\brevert\w*|\brestor\w*|\brecover\w*|\bdeploy\w*|\bwork(?:ing)? on|\bfix\w*|조사|배포|복구|롤백`)
 	// tlDetectRe: the organisation learnt of the incident; tlWeakDetectRe:
 	// words that say so only when the time is not a start ("we are
@@ -997,7 +1025,7 @@ var (
 	// tlPostRe: the clause is about a notice being posted.
 	tlPostRe = MustPattern(`(?i)\bstatus ?page\b|\b(?:resolved|closing|final|first|last|all-clear) (?:post|update|notice|message)\b|\bpost (?:in|on|to) (?:this|the|our) (?:thread|topic|forum)\b|\bposted\b|\bmarked (?:as |the incident )?resolved|\bupdated (?:the |our )?status|\bbanner\b|\bnotice\b|\bannounce\w*|\btweet\w*|상태 페이지|공지|올라갔|올렸`)
 	// tlImpactRe: the clause describes impact.
-	tlImpactRe = MustPattern(`(?i)\berrors?\b|\bfail\w*|\bexpire[sd]?\b|\boutage\b|\bunavailab\w+|\bdegrad\w+|\bimpact\w*|\bdown\b|\b5\d\d\b|\belevated\b|\baffect\w*|\bdisrupt\w*|\bissue\b|\bproblem\b|\blatency\b|\bunreachable\b|\btime(?:d)? ?outs?\b|\bdropped\b|\bcould not\b|\bunable\b|\bexhaust\w*|장애|실패|오류|영향|지연|멈|끊`)
+	tlImpactRe = MustPattern(`(?i)\berrors?\b|\bfail\w*|\bexpire[sd]?\b|\boutage\b|\bunavailab\w+|\bdegrad\w+|\bimpact\w*|\bdown\b|\b5\d\d\b|\belevated\b|\baffect\w*|\bdisrupt\w*|\bissue\b|\bproblem\b|\blatency\b|\bunreachable\b|\btime(?:d)? ?outs?\b|\bdropped\b|\bcould not\b|\bcan(?:not|'t|’t)\b|\bno (?:new )?[\w-]+(?: [\w-]+)? can (?:start|run|connect|load|be)\b|\breject(?:s|ed|ing)? (?:all |new |most |every )?(?:writes|reads|requests|connections|traffic|logins|payments|calls|queries|jobs)\b|\bunable\b|\bnever (?:received|got|arrived|loaded|completed|reached)\b|\bdid(?:n't|n’t| not) (?:receive|arrive|load|complete|reach)\b|\bexhaust\w*|장애|실패|오류|영향|지연|멈|끊`)
 	// tlRemedyRe: a range about applying a fix, not about impact.
 	tlRemedyRe = MustPattern(`(?i)\bfix\b|\bapplied\b|\bdeploy\w*|\brollout\b|\brolled out\b|\bmaintenance\b|\bmigrat\w+|\bupgrad\w+|적용`)
 	// tlClauseSepRe cuts a sentence into clauses.
@@ -1242,7 +1270,7 @@ func isExplicitStart(e *tlEvent) bool {
 	if tlStartRe.MatchString(e.clause) {
 		return true
 	}
-	if tlChangeRe.MatchString(e.clause) && !tlImpactRe.MatchString(e.clause) {
+	if tlChangeRe.MatchString(e.clause) && !tlImpactRe.MatchString(tlNegatedImpactRe.ReplaceAllString(e.clause, "")) {
 		return false
 	}
 	if tlLeadStartRe.MatchString(e.lead) && !tlResolveRe.MatchString(e.clause) && !tlPartialRe.MatchString(e.clause) {

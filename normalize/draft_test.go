@@ -101,6 +101,41 @@ func TestDraftTimeline(t *testing.T) {
 		ruleField, ruleHas string
 	}{
 		{
+			name: "a replacement that began earlier is the cause, not the start of impact",
+			events: func(t *testing.T) []casefile.Event {
+				return []casefile.Event{
+					ev(t, "2024-03-11T19:20:00Z", "19:20 UTC", "A routine replacement of one of its brokers began at 19:20 UTC.", casefile.SectionSummary),
+					ev(t, "2024-03-11T19:45:00Z", "19:45 UTC", "Webhook deliveries started failing at 19:45 UTC.", casefile.SectionSummary),
+					ev(t, "2024-03-11T19:52:00Z", "19:52 UTC", "Our alerting detected the problem at 19:52 UTC.", casefile.SectionSummary),
+					ev(t, "2024-03-11T21:47:00Z", "21:47 UTC", "Webhook delivery was back to normal at 21:47 UTC.", casefile.SectionSummary),
+				}
+			},
+			want: want{"2024-03-11", "2024-03-11T19:45:00Z", "2024-03-11T19:52:00Z", "2024-03-11T21:47:00Z", "7m", "2h 2m"},
+		},
+		{
+			name: "an error the clause denies does not make a job's start the start of impact",
+			events: func(t *testing.T) []casefile.Event {
+				return []casefile.Event{
+					ev(t, "2025-02-04T13:31:00Z", "13:31", "The run that began at 13:31 received an empty server list: the API answered with an empty page instead of an error.", casefile.SectionTimeline),
+					ev(t, "2025-02-04T13:38:00Z", "13:38", "The first failed lookups are at 13:38, which is where we count the start of customer impact.", casefile.SectionTimeline),
+					ev(t, "2025-02-04T13:44:00Z", "13:44", "Synthetic checks alerted our on-call engineer at 13:44.", casefile.SectionTimeline),
+					ev(t, "2025-02-04T15:09:00Z", "15:09", "Traffic was fully restored at 15:09.", casefile.SectionTimeline),
+				}
+			},
+			want: want{"2025-02-04", "2025-02-04T13:38:00Z", "2025-02-04T13:44:00Z", "2025-02-04T15:09:00Z", "6m", "1h 31m"},
+		},
+		{
+			name: "a job whose clause names an error is still the start of impact",
+			events: func(t *testing.T) []casefile.Event {
+				return []casefile.Event{
+					ev(t, "2025-02-04T13:31:00Z", "13:31", "The nightly job started at 13:31 and every request it made failed with errors.", casefile.SectionTimeline),
+					ev(t, "2025-02-04T13:44:00Z", "13:44", "Synthetic checks alerted our on-call engineer at 13:44.", casefile.SectionTimeline),
+					ev(t, "2025-02-04T14:09:00Z", "14:09", "All services were fully restored at 14:09.", casefile.SectionTimeline),
+				}
+			},
+			want: want{"2025-02-04", "2025-02-04T13:31:00Z", "2025-02-04T13:44:00Z", "2025-02-04T14:09:00Z", "13m", "38m"},
+		},
+		{
 			name: "partial mitigation is not the resolution",
 			events: func(t *testing.T) []casefile.Event {
 				return []casefile.Event{
@@ -823,4 +858,76 @@ func FuzzDraftEvents(f *testing.F) {
 			t.Fatalf("the draft does not validate: %v", err)
 		}
 	})
+}
+
+func TestCitedSectionKeepsOnlyFragmentsThatNameASection(t *testing.T) {
+	tests := []struct {
+		name string
+		frag string
+		want bool
+	}{
+		{"a section id of a docs page is part of the citation", "GUC-MAX-SLOT-WAL-KEEP-SIZE", true},
+		{"a lower-case heading anchor is part of the citation", "space-quota", true},
+		{"a config key anchor is part of the citation", "consumerconfigs_max.poll.interval.ms", true},
+		{"an empty fragment is not", "", false},
+		{"a back-to-top anchor is not", "top", false},
+		{"a skip-link anchor is not", "main-content", false},
+		{"a comments anchor is not", "comments", false},
+		{"a script route is not", "!/settings", false},
+		{"a hash route is not", "/docs/intro", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := citedSection(tt.frag); got != tt.want {
+				t.Errorf("citedSection(%q) = %v, want %v", tt.frag, got, tt.want)
+			}
+		})
+	}
+}
+
+func TestDocsKeepASectionFragmentOfDocumentationOnly(t *testing.T) {
+	tests := []struct {
+		name string
+		link string
+		want string
+	}{
+		{"a docs page keeps the section it cites", "https://etcd.io/docs/v3.5/op-guide/maintenance/#space-quota", "https://etcd.io/docs/v3.5/op-guide/maintenance/#space-quota"},
+		{"a standard keeps the section it cites", "https://datatracker.ietf.org/doc/html/rfc2308#section-5", "https://datatracker.ietf.org/doc/html/rfc2308#section-5"},
+		{"a docs page drops a back-to-top anchor", "https://kafka.apache.org/documentation/#top", "https://kafka.apache.org/documentation/"},
+		{"an issue drops a comment anchor: the issue is the citation", "https://github.com/etcd-io/etcd/issues/123#issuecomment-9", "https://github.com/etcd-io/etcd/issues/123"},
+		{"a project wiki page is documentation", "https://cwiki.apache.org/confluence/display/KAFKA/KIP-429", "https://cwiki.apache.org/confluence/display/KAFKA/KIP-429"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			d := &drafter{doc: casefile.Document{URL: "https://blog.example.com/outage", Links: []string{tt.link}}, url: "https://blog.example.com/outage"}
+			got := d.docs()
+			if diff := cmp.Diff([]string{tt.want}, got); diff != "" {
+				t.Errorf("docs (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestImpactCueReadsRefusalsAsImpact(t *testing.T) {
+	tests := []struct {
+		name string
+		text string
+		want bool
+	}{
+		{"an API server rejecting writes is impact", "etcd raises the NOSPACE alarm; kube-apiserver rejects writes", true},
+		{"nothing new can start is impact", "no new build pods can start", true},
+		{"cannot is impact", "customers cannot log in", true},
+		{"an order that never received its confirmation is impact", "The first order that never received a confirmation was placed at 2:04 p.m.", true},
+		{"a message that did not arrive is impact", "the email did not arrive", true},
+		{"a rejected proposal is not impact", "the reviewer rejected the proposal to raise the quota", false},
+		{"a job starting is not impact", "nightly artifact-indexer run starts", false},
+		{"never having been paged before is not a failure of service", "the on-call engineer had never been paged for this", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := tlImpactRe.MatchString(tt.text); got != tt.want {
+				t.Errorf("tlImpactRe.MatchString(%q) = %v, want %v", tt.text, got, tt.want)
+			}
+		})
+	}
 }

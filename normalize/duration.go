@@ -111,7 +111,9 @@ var tsKoreanDurUnits = []struct {
 var tsNumberWords = map[string]float64{
 	"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6,
 	"seven": 7, "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12,
-	"fifteen": 15, "twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "ninety": 90,
+	"thirteen": 13, "fourteen": 14, "fifteen": 15, "sixteen": 16, "seventeen": 17, "eighteen": 18,
+	"nineteen": 19, "twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60,
+	"seventy": 70, "eighty": 80, "ninety": 90,
 }
 
 // durationAt reads a duration at i: one or more number-unit parts joined by
@@ -214,6 +216,14 @@ func (p *stampParser) durQuantity(i int) (qty float64, article bool, end int, ok
 	}
 	var buf [9]byte
 	if q, ok := tsNumberWords[string(tsLowerKey(&buf, w))]; ok {
+		if q >= 20 && q < 100 && int(q)%10 == 0 && (p.at(e) == '-' || p.at(e) == ' ') {
+			// A compound number: "twenty-two", "thirty six".
+			if w2, e2 := p.word(e + 1); len(w2) > 0 && len(w2) <= 5 {
+				if u, ok := tsNumberWords[string(tsLowerKey(&buf, w2))]; ok && u >= 1 && u <= 9 && len(w2) > 2 {
+					return q + u, false, e2, true
+				}
+			}
+		}
 		return q, len(w) <= 2, e, true
 	}
 	return 0, false, i, false

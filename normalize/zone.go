@@ -476,11 +476,42 @@ func DeclaredZone(text string) (name string, loc *time.Location, ok bool) {
 			}
 		}
 	}
+	// A label that names the zone in parentheses: the column header
+	// "Time (BST)", the heading "Timeline (BST, 21 May)". The label must
+	// be a time word and the zone the first thing inside the parentheses.
+	for _, cue := range tsLabelCues {
+		for from := 0; from < len(lower); {
+			k := strings.Index(lower[from:], cue)
+			if k < 0 {
+				break
+			}
+			k += from
+			from = k + len(cue)
+			if k > 0 && tsAlnum(lower[k-1]) || tsAlnum(p.at(k+len(cue))) {
+				continue
+			}
+			j := p.ws(k+len(cue), false)
+			if p.at(j) != '(' {
+				continue
+			}
+			z, e, ok := p.zoneName(p.ws(j+1, false))
+			if !ok {
+				continue
+			}
+			if c := p.at(p.ws(e, false)); c == ')' || c == ',' || c == ';' {
+				consider(z, k)
+			}
+		}
+	}
 	if bestAt < 0 {
 		return "", nil, false
 	}
 	return best.name, best.location(), true
 }
+
+// tsLabelCues are the time words of a label that names its zone in
+// parentheses ("Time (BST)").
+var tsLabelCues = []string{"time", "times", "timeline", "timestamp", "timestamps"}
 
 // declAfterCue reads the zone that follows an English declaration cue,
 // skipping filler words; the zone must come before anything else.

@@ -104,3 +104,29 @@ func TestDeclaredZone(t *testing.T) {
 		})
 	}
 }
+
+func TestDeclaredZoneReadsAZoneNamedInALabel(t *testing.T) {
+	tests := []struct {
+		name     string
+		text     string
+		wantName string
+		wantOK   bool
+	}{
+		{"a column header names its zone in parentheses", "Date | Time (BST) | What happened", "BST", true},
+		{"a heading names the zone before the day", "Timeline (BST, 21 May)", "BST", true},
+		{"a timestamps label with an offset name", "Timestamps (UTC)", "UTC", true},
+		{"an IANA name after a declaration cue", "Timestamps below are America/New_York.", "America/New_York", true},
+		{"parentheses that hold no zone declare nothing", "Time (approximate) | Event", "", false},
+		{"a zone that is not first in the parentheses declares nothing", "Timeline (see the UTC note)", "", false},
+		{"a label that is not a time word declares nothing", "Region (EU) | Status", "", false},
+		{"a time word inside another word declares nothing", "Downtime (UTC customers only)", "", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			name, _, ok := DeclaredZone(tt.text)
+			if ok != tt.wantOK || name != tt.wantName {
+				t.Errorf("DeclaredZone(%q) = %q, %v; want %q, %v", tt.text, name, ok, tt.wantName, tt.wantOK)
+			}
+		})
+	}
+}
