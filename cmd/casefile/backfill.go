@@ -181,9 +181,11 @@ func (a *app) backfill(ctx context.Context, c *apiClient, file, statePath string
 	)
 	wctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
+	lastPollErr := ""
 	for {
 		open := 0
 		finished := 0
+		var pollErr error
 		for _, u := range order {
 			e := st.Entries[u]
 			if e.SubmissionID == 0 {
@@ -193,6 +195,8 @@ func (a *app) backfill(ctx context.Context, c *apiClient, file, statePath string
 				s, err := c.submission(wctx, e.SubmissionID)
 				if err == nil {
 					e.State, e.CaseID, e.Error = s.State, s.CaseID, s.Error
+				} else if pollErr == nil && wctx.Err() == nil {
+					pollErr = err
 				}
 			}
 			if e.State.Final() {
@@ -200,6 +204,16 @@ func (a *app) backfill(ctx context.Context, c *apiClient, file, statePath string
 			} else {
 				open++
 			}
+		}
+		// Say once why the bar stands still (the server went away), and
+		// once when it moves again; keep waiting either way.
+		if msg := errString(pollErr); msg != lastPollErr {
+			if msg != "" {
+				fmt.Fprintf(a.stderr, "\nbackfill: cannot read progress, still waiting: %s\n", msg)
+			} else {
+				fmt.Fprintln(a.stderr, "\nbackfill: progress readable again")
+			}
+			lastPollErr = msg
 		}
 		_ = bar.Set(finished)
 		if open == 0 {
@@ -305,4 +319,11 @@ func (st *backfillState) save(path string) error {
 		return fmt.Errorf("backfill: save progress: %w", err)
 	}
 	return nil
+}
+
+func errString(err error) string {
+	if err == nil {
+		return ""
+	}
+	return err.Error()
 }

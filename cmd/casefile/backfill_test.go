@@ -1,13 +1,16 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -305,4 +308,39 @@ func TestBackfillSubmitsAListReportsByOutcomeAndResumes(t *testing.T) {
 			t.Errorf("batch %s holds %v, want the one slow URL once", batch, rawURLs(subs))
 		}
 	})
+}
+
+func TestBackfillSaysWhenProgressCannotBeReadAndKeepsWaiting(t *testing.T) {
+	var polls atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch {
+		case r.Method == http.MethodPost:
+			writeJSON(w, http.StatusAccepted, submissionResponse{Submissions: []casefile.Submission{
+				{ID: 1, URL: "https://blog.example.com/outage", RawURL: "https://blog.example.com/outage", State: casefile.StateQueued},
+			}})
+		case polls.Add(1) <= 2:
+			writeError(w, http.StatusServiceUnavailable, "review store unavailable")
+		default:
+			writeJSON(w, http.StatusOK, casefile.Submission{ID: 1, URL: "https://blog.example.com/outage", State: casefile.StateDrafted, CaseID: "IL-0001"})
+		}
+	}))
+	defer srv.Close()
+	list := filepath.Join(t.TempDir(), "list.txt")
+	if err := os.WriteFile(list, []byte("https://blog.example.com/outage\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var stdout, stderr bytes.Buffer
+	code := run(context.Background(), []string{"backfill", "--server", srv.URL, list}, &stdout, &stderr)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	if n := strings.Count(stderr.String(), "cannot read progress, still waiting"); n != 1 {
+		t.Errorf("stderr says %d times that progress cannot be read, want once:\n%s", n, stderr.String())
+	}
+	if !strings.Contains(stderr.String(), "progress readable again") {
+		t.Errorf("stderr never says progress is readable again:\n%s", stderr.String())
+	}
+	if !strings.Contains(stdout.String(), "1 drafted") {
+		t.Errorf("report: %s", stdout.String())
+	}
 }
