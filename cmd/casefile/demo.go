@@ -4,15 +4,12 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"io/fs"
 	"net/url"
-	"path"
 	"strings"
 	"text/tabwriter"
 	"time"
 
 	"github.com/incidentlib/casefile"
-	"github.com/incidentlib/casefile/archive/archivetest"
 	"github.com/incidentlib/casefile/crawl/crawltest"
 	"github.com/incidentlib/casefile/normalize"
 	"github.com/incidentlib/casefile/workers"
@@ -27,36 +24,13 @@ type demoSite struct {
 }
 
 func startDemoSite() (*demoSite, error) {
-	corpus := casefile.Corpus()
-	dirs, err := fs.ReadDir(corpus, ".")
+	proxy, cases, err := newCorpusSite(casefile.Corpus())
 	if err != nil {
-		return nil, fmt.Errorf("demo: read the built-in pages: %w", err)
+		return nil, fmt.Errorf("demo: serve the built-in pages: %w", err)
 	}
-	d := &demoSite{proxy: crawltest.NewProxy()}
-	fake := archivetest.NewFake()
-	fake.CaptureAll(time.Date(2024, 5, 1, 12, 0, 0, 0, time.UTC))
-	d.proxy.SetDefault(fake)
-	for _, dir := range dirs {
-		if !dir.IsDir() {
-			continue
-		}
-		var meta evalMeta
-		if err := readJSON(corpus, path.Join(dir.Name(), "meta.json"), &meta); err != nil {
-			return nil, err
-		}
-		page, err := fs.ReadFile(corpus, path.Join(dir.Name(), "page.html"))
-		if err != nil {
-			return nil, err
-		}
-		d.proxy.Handle(httpForm(meta.URL), meta.ContentType, page)
-		for u, file := range meta.Extra {
-			body, err := fs.ReadFile(corpus, path.Join(dir.Name(), file))
-			if err != nil {
-				return nil, err
-			}
-			d.proxy.Handle(httpForm(u), contentTypeOf(file), body)
-		}
-		d.urls = append(d.urls, httpForm(meta.URL))
+	d := &demoSite{proxy: proxy}
+	for _, c := range cases {
+		d.urls = append(d.urls, httpForm(c.meta.URL))
 	}
 	return d, nil
 }

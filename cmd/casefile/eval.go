@@ -123,53 +123,76 @@ type check struct {
 	Got   string `json:"got"`
 }
 
-// evaluate drafts every case of corpus and scores it.
-func evaluate(ctx context.Context, corpus fs.FS) (*evalReport, error) {
+// corpusCase is one case folder of an evaluation corpus.
+type corpusCase struct {
+	name     string
+	meta     evalMeta
+	expected map[string]json.RawMessage
+}
+
+// newCorpusSite serves every page of corpus, and its related resources, at
+// their real URLs (http form) through a local forward proxy, with a Wayback
+// fake at the proxy's own address that knows a capture of every page. The
+// caller closes the proxy.
+func newCorpusSite(corpus fs.FS) (*crawltest.Proxy, []corpusCase, error) {
 	dirs, err := fs.ReadDir(corpus, ".")
 	if err != nil {
-		return nil, fmt.Errorf("eval: read corpus: %w", err)
+		return nil, nil, fmt.Errorf("read corpus: %w", err)
 	}
 	proxy := crawltest.NewProxy()
-	defer proxy.Close()
 	fake := archivetest.NewFake()
 	fake.CaptureAll(time.Date(2024, 5, 1, 12, 0, 0, 0, time.UTC))
 	proxy.SetDefault(fake)
-
-	type evalCase struct {
-		name     string
-		meta     evalMeta
-		expected map[string]json.RawMessage
-	}
-	var cases []evalCase
+	var cases []corpusCase
 	for _, d := range dirs {
 		if !d.IsDir() {
 			continue
 		}
-		var c evalCase
-		c.name = d.Name()
-		if err := readJSON(corpus, path.Join(c.name, "meta.json"), &c.meta); err != nil {
-			return nil, err
+		c := corpusCase{name: d.Name()}
+		err := readJSON(corpus, path.Join(c.name, "meta.json"), &c.meta)
+		if err == nil {
+			err = readJSON(corpus, path.Join(c.name, "expected.json"), &c.expected)
 		}
-		if err := readJSON(corpus, path.Join(c.name, "expected.json"), &c.expected); err != nil {
-			return nil, err
+		if err == nil {
+			err = serveCase(proxy, corpus, c)
 		}
-		page, err := fs.ReadFile(corpus, path.Join(c.name, "page.html"))
 		if err != nil {
-			return nil, fmt.Errorf("eval: %w", err)
-		}
-		proxy.Handle(httpForm(c.meta.URL), c.meta.ContentType, page)
-		for u, file := range c.meta.Extra {
-			body, err := fs.ReadFile(corpus, path.Join(c.name, file))
-			if err != nil {
-				return nil, fmt.Errorf("eval: %w", err)
-			}
-			proxy.Handle(httpForm(u), contentTypeOf(file), body)
+			proxy.Close()
+			return nil, nil, err
 		}
 		cases = append(cases, c)
 	}
 	if len(cases) == 0 {
-		return nil, casefile.Errorf(casefile.ErrInvalid, "eval: no case folders in the corpus")
+		proxy.Close()
+		return nil, nil, casefile.Errorf(casefile.ErrInvalid, "no case folders in the corpus")
 	}
+	return proxy, cases, nil
+}
+
+// serveCase puts one case's page and related resources on the proxy.
+func serveCase(proxy *crawltest.Proxy, corpus fs.FS, c corpusCase) error {
+	page, err := fs.ReadFile(corpus, path.Join(c.name, "page.html"))
+	if err != nil {
+		return err
+	}
+	proxy.Handle(httpForm(c.meta.URL), c.meta.ContentType, page)
+	for u, file := range c.meta.Extra {
+		body, err := fs.ReadFile(corpus, path.Join(c.name, file))
+		if err != nil {
+			return err
+		}
+		proxy.Handle(httpForm(u), contentTypeOf(file), body)
+	}
+	return nil
+}
+
+// evaluate drafts every case of corpus and scores it.
+func evaluate(ctx context.Context, corpus fs.FS) (*evalReport, error) {
+	proxy, cases, err := newCorpusSite(corpus)
+	if err != nil {
+		return nil, fmt.Errorf("eval: %w", err)
+	}
+	defer proxy.Close()
 
 	fetcher, err := crawl.New(crawl.Config{Proxy: proxy.URL(), IgnoreRobots: true, Timeout: 10 * time.Second})
 	if err != nil {
