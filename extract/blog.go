@@ -44,7 +44,9 @@ var blogTemplates = []blogTemplate{
 		lead: cascadia.MustCompile(".post-header .subtitle")},
 	{name: "medium", mark: cascadia.MustCompile("article [data-selectable-paragraph]"),
 		marked: func(ix *docIndex) bool { return ix.articles > 0 }, root: cascadia.MustCompile("article"),
-		keep: cascadia.MustCompile("[data-selectable-paragraph]")},
+		// Headings are kept by their paragraph id too: a section heading
+		// saved without the paragraph attribute is still a heading of the post.
+		keep: cascadia.MustCompile("[data-selectable-paragraph], h1[id], h2[id], h3[id], h4[id]")},
 	{name: "tistory", mark: cascadia.MustCompile(".tt_article_useless_p_margin"), marked: classes("tt_article_useless_p_margin"),
 		root: cascadia.MustCompile(".entry-content > .tt_article_useless_p_margin")},
 }

@@ -360,16 +360,56 @@ func incidentDay(env timeEnv, title string, blocks []block, slug string, publish
 			}
 		}
 	}
+	var post *time.Time
 	if slug != "" {
 		if t, err := time.Parse("2006-01-02", slug); err == nil {
-			env.date, env.year = t, t.Year()
-			return env
+			post = &t
 		}
 	}
-	if published != nil {
-		env = env.withDay(*published)
+	if post == nil && published != nil {
+		t := env.withDay(*published).date
+		post = &t
+	}
+	if post != nil {
+		// "Last Wednesday" or "yesterday" in the lead counts back from the
+		// day the post went out.
+		for _, c := range candidates {
+			if back, ok := daysBack(c, post.Weekday()); ok {
+				t := post.AddDate(0, 0, -back)
+				env.date, env.year = t, t.Year()
+				return env
+			}
+		}
+		env.date, env.year = *post, post.Year()
 	}
 	return env
+}
+
+// reDayBack finds a day the text names relative to when it was written.
+var reDayBack = regexp.MustCompile(`(?i)\b(?:(?:last|this past) (monday|tuesday|wednesday|thursday|friday|saturday|sunday)|(yesterday))\b`)
+
+// daysBack reports how many days before a post written on weekday wd the
+// text's "last <weekday>", "this past <weekday>" or "yesterday" falls: the
+// latest such weekday strictly before the post day, one day for yesterday.
+func daysBack(text string, wd time.Weekday) (int, bool) {
+	m := reDayBack.FindStringSubmatch(text)
+	if m == nil {
+		return 0, false
+	}
+	if m[2] != "" {
+		return 1, true
+	}
+	names := []string{"sunday", "monday", "tuesday", "wednesday", "thursday", "friday", "saturday"}
+	for i, n := range names {
+		if strings.EqualFold(m[1], n) {
+			back := (int(wd) - i + 7) % 7
+			if back == 0 {
+				back = 7
+			}
+			return back, true
+		}
+	}
+	return 0, false
 }
 
 // dedupeLinks keeps each cited URL once, in order, without the page itself.
