@@ -188,10 +188,10 @@ func readDiscourse(pg *page) (reading, bool) {
 		w.walk(p.cookedBody())
 		w.flush()
 	}
+	// The day of bare times is the one the title or the lead declares, else
+	// the main post's: a report posted days later names the incident's day
+	// (see incidentDay, which gets the main post's time as the publication).
 	r.blocks, r.links = w.blocks, w.links
-	if posts[main].created != nil {
-		r.env = r.env.withDay(*posts[main].created)
-	}
 	return r, true
 }
 

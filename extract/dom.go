@@ -182,7 +182,7 @@ func (w *walker) walk(n *html.Node) {
 		return
 	case atom.Pre:
 		w.flush()
-		w.lines(rawText(n, w), false)
+		w.lines(rawText(n, w, false), false)
 		return
 	case atom.Aside:
 		if hasClass(n, "quote") { // a Discourse quote of another post
@@ -197,7 +197,7 @@ func (w *walker) walk(n *html.Node) {
 		// Plain text kept with its line breaks (a Statuspage update body)
 		// is read line by line.
 		w.flush()
-		w.lines(rawText(n, w), true)
+		w.lines(rawText(n, w, true), true)
 		return
 	}
 	if preWrap(n) {
@@ -476,8 +476,9 @@ func collectInline(n *html.Node, b *textBuf, w *walker) {
 	}
 }
 
-// rawText is the text of n's subtree with its line breaks kept.
-func rawText(n *html.Node, w *walker) string {
+// rawText is the text of n's subtree with its line breaks kept; with
+// boldLines, a <strong> or <b> alone on its line is written "**X**".
+func rawText(n *html.Node, w *walker, boldLines bool) string {
 	var sb strings.Builder
 	var rec func(*html.Node)
 	rec = func(n *html.Node) {
@@ -495,8 +496,17 @@ func rawText(n *html.Node, w *walker) string {
 			if n.DataAtom == atom.A && w != nil && citable(n) {
 				w.link(attr(n, "href"))
 			}
+			// A bold run alone on its line keeps its Markdown mark, so that
+			// the line reads as a heading ("<strong>Root cause</strong>").
+			bold := boldLines && (n.DataAtom == atom.Strong || n.DataAtom == atom.B) && aloneOnLine(n)
+			if bold {
+				sb.WriteString("**")
+			}
 			for c := n.FirstChild; c != nil; c = c.NextSibling {
 				rec(c)
+			}
+			if bold {
+				sb.WriteString("**")
 			}
 			if !isInline(n) {
 				sb.WriteByte('\n')

@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"strings"
 	"time"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/PuerkitoBio/goquery"
@@ -209,6 +210,9 @@ func assemble(pg *page, r reading) casefile.Document {
 	}
 	if h := strings.TrimPrefix(d.Host, "www."); strings.EqualFold(strings.TrimPrefix(d.SiteName, "www."), h) {
 		d.SiteName = "" // a host name is not a name the page gives itself
+	}
+	if d.SiteName == "" {
+		d.SiteName = titleSiteName(docTitle(pg.ix), d.URL)
 	}
 	d.Title = r.title
 	if d.Title == "" {
@@ -517,4 +521,37 @@ func documentURL(raw string, links []*html.Node, honourCanonical bool) string {
 		return c
 	}
 	return strings.TrimSpace(raw)
+}
+
+// reTitleSep cuts a page title into its parts ("Post | Site").
+var reTitleSep = regexp.MustCompile(`\s+[|·•–—-]\s+|\s*[|·•]\s*`)
+
+// titleSiteName returns the site part of a page title ("… | Corvid Mail")
+// when it writes the name of the page's domain (corvidmail.org), so that
+// the owner keeps the spelling the site gives itself; else "".
+func titleSiteName(title, pageURL string) string {
+	parts := reTitleSep.Split(strings.TrimSpace(title), -1)
+	if len(parts) < 2 {
+		return ""
+	}
+	domain := normalize.PageOwner(pageURL, "")
+	if !strings.HasPrefix(domain.Rule, "derived from the registrable domain") {
+		return ""
+	}
+	squash := func(s string) string {
+		var b strings.Builder
+		for _, r := range strings.ToLower(s) {
+			if unicode.IsLetter(r) || unicode.IsDigit(r) {
+				b.WriteRune(r)
+			}
+		}
+		return b.String()
+	}
+	for _, p := range parts[1:] {
+		p = strings.TrimSpace(p)
+		if p != "" && squash(p) == squash(domain.Name) {
+			return p
+		}
+	}
+	return ""
 }

@@ -42,6 +42,9 @@ func TestClassifyMapsHeadingsToKinds(t *testing.T) {
 		{"Impact", casefile.SectionImpact},
 		{"DETAILED DESCRIPTION OF IMPACT", casefile.SectionImpact},
 		{"Lessons learned", casefile.SectionLessons},
+		{"Actions", casefile.SectionActionItems},
+		{"5. Next actions", casefile.SectionActionItems},
+		{"Transactions", casefile.SectionOther},
 		{"What went well", casefile.SectionLessons},
 		{"Summary", casefile.SectionSummary},
 		{"ISSUE SUMMARY", casefile.SectionSummary},
@@ -191,6 +194,26 @@ func TestVerdictWeighsSignals(t *testing.T) {
 			url: u("https://blog.example.com/postmortem"), title: "Just a moment...", text: body, paras: 3,
 			sections: headings(casefile.SectionTimeline), events: zoned(3),
 		}, false},
+		{"a newsletter issue that summarises other orgs' outages is not one", evidence{
+			url: u("https://digest.example.com/p/issue-12"), title: "Ops Digest #12: three outages",
+			sections: headings(casefile.SectionSummary), events: []casefile.Event{
+				{Zone: "UTC", At: time.Date(2026, 10, 14, 13, 52, 0, 0, time.UTC)},
+				{Zone: "UTC", At: time.Date(2026, 10, 20, 9, 40, 0, 0, time.UTC)},
+				{Zone: "UTC", At: time.Date(2026, 11, 12, 3, 2, 0, 0, time.UTC)},
+			}, text: body, paras: 8,
+		}, false},
+		{"a postmortem whose title names an issue digest service is still one", evidence{
+			url: u("https://blog.example.com/postmortem-digest-emails"), title: "Postmortem: the digest email outage",
+			sections: headings(casefile.SectionTimeline, casefile.SectionRootCause), events: zoned(4), text: body, paras: 10,
+		}, true},
+		{"a two-day incident is not taken for several incidents", evidence{
+			url: u("https://blog.example.com/mail-delays"), title: "Two days of delayed mail",
+			sections: headings(casefile.SectionTimeline, casefile.SectionRootCause, casefile.SectionActionItems), events: []casefile.Event{
+				{Zone: "UTC", At: time.Date(2026, 9, 9, 14, 5, 0, 0, time.UTC)},
+				{Zone: "UTC", At: time.Date(2026, 9, 9, 23, 0, 0, 0, time.UTC)},
+				{Zone: "UTC", At: time.Date(2026, 9, 10, 9, 30, 0, 0, time.UTC)},
+			}, text: body, paras: 10,
+		}, true},
 		{"a Korean incident report is one", evidence{
 			url: u("http://tech.example.co.kr/view.php?no=1"), title: "[장애 보고] 7월 17일 결제 장애 경위",
 			sections: headings(casefile.SectionTimeline, casefile.SectionRootCause), events: zoned(3),
@@ -461,5 +484,49 @@ func TestStatuspageDatesStampsWithoutYearByTheFetch(t *testing.T) {
 	want := []string{"2024-12-30T13:51:00Z resolved", "2024-12-30T13:40:00Z "}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("events (-want +got):\n%s", diff)
+	}
+}
+
+func TestDaysBackCountsFromThePostDay(t *testing.T) {
+	tests := []struct {
+		name string
+		text string
+		post time.Weekday
+		want int
+		ok   bool
+	}{
+		{"last Wednesday written on a Wednesday is a week back", "Last Wednesday, just after one in the morning, the scooters stopped.", time.Wednesday, 7, true},
+		{"last Monday written on a Wednesday is two days back", "Last Monday our API failed.", time.Wednesday, 2, true},
+		{"this past Sunday written on a Tuesday is two days back", "This past Sunday the queue filled up.", time.Tuesday, 2, true},
+		{"yesterday is one day back", "Yesterday the login service went down.", time.Friday, 1, true},
+		{"a bare weekday does not count back", "On Wednesday we will publish the follow-up.", time.Friday, 0, false},
+		{"last week without a day does not count back", "Last week we migrated the database.", time.Friday, 0, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, ok := daysBack(tt.text, tt.post)
+			if got != tt.want || ok != tt.ok {
+				t.Errorf("daysBack = %d, %v; want %d, %v", got, ok, tt.want, tt.ok)
+			}
+		})
+	}
+}
+
+func TestTitleSiteNameKeepsTheSpellingOfTheDomainsName(t *testing.T) {
+	tests := []struct {
+		name, title, url, want string
+	}{
+		{"a site part that spells the domain with a space is the site name", "Incident review: attachments unavailable | Corvid Mail", "https://corvidmail.org/posts/attachments/", "Corvid Mail"},
+		{"a site part with other capitals is the site name", "Outage on May 3 – FooBar", "https://blog.foobar.io/outage", "FooBar"},
+		{"a site part that names something else is not", "Outage on May 3 | Acme Engineering", "https://corvidmail.org/outage", ""},
+		{"a title without a site part names no site", "Incident review: attachments unavailable", "https://corvidmail.org/posts/attachments/", ""},
+		{"a mirror host never names the site", "The night the DNS broke | Velyn", "https://medium.com/velyn/the-night-1234", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := titleSiteName(tt.title, tt.url); got != tt.want {
+				t.Errorf("titleSiteName(%q, %q) = %q, want %q", tt.title, tt.url, got, tt.want)
+			}
+		})
 	}
 }

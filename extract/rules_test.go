@@ -396,6 +396,25 @@ func TestWalkerReadsAPreWrapBodyWithListsLineByLine(t *testing.T) {
 				{blockItem, "Alert on evictions."},
 			},
 		},
+		{
+			name: "a bold line alone above plain-text bullets is a heading",
+			body: "<strong>Root cause</strong>\nThe pool was too small.\n<strong>What we are changing</strong>\n- Check the pool size at deploy time.\n- Alert on the wait queue.",
+			want: []blk{
+				{blockHeading, "Root cause"},
+				{blockPara, "The pool was too small."},
+				{blockHeading, "What we are changing"},
+				{blockItem, "Check the pool size at deploy time."},
+				{blockItem, "Alert on the wait queue."},
+			},
+		},
+		{
+			name: "a bold word inside a plain-text line stays text",
+			body: "Please <strong>retry</strong> the refused requests.\n- Alert on the wait queue.",
+			want: []blk{
+				{blockPara, "Please retry the refused requests."},
+				{blockItem, "Alert on the wait queue."},
+			},
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -441,6 +460,16 @@ func TestTimelineReadsABareClockOfATwelveHourPageInTheHalfDayThatFollows(t *test
 			want: []string{
 				"2025-04-08T20:40 PT Tuesday, April 8, 2025 at 1:40 p.m. PT",
 				"2025-04-08T09:00 PT 02:00",
+			},
+		},
+		{
+			name: "a bare clock the timeline already told in the morning repeats that entry",
+			body: `<h2>Timeline</h2><ul><li>April 8, 2025 9:14 AM PT – Certificates expire.</li><li>10:05 AM – The new certificate is live.</li><li>11:47 AM – Errors return to normal.</li></ul><h2>Impact</h2><p>The clinics were working again at 10:05.</p>`,
+			want: []string{
+				"2025-04-08T16:14 PT April 8, 2025 9:14 AM PT",
+				"2025-04-08T17:05 PT 10:05 AM",
+				"2025-04-08T18:47 PT 11:47 AM",
+				"2025-04-08T17:05 PT 10:05",
 			},
 		},
 		{

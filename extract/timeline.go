@@ -212,8 +212,11 @@ func timeline(blocks []block, kinds []casefile.SectionKind, env timeEnv) []casef
 			}
 			if twelveHour && !s.DateWritten && s.Until == nil && !local.last.IsZero() && s.At.Before(local.last) && bareTwelveHourRe.MatchString(s.Text) {
 				// A 12-hour page's bare clock reads in the half of the day
-				// that follows the last time read ("1:40 p.m. … at 2:00").
-				if pm := s.At.Add(12 * time.Hour); !pm.Before(local.last.Add(-30*time.Minute)) && pm.Sub(local.last) <= 12*time.Hour {
+				// that follows the last time read ("1:40 p.m. … at 2:00"),
+				// unless the timeline already told that clock ("10:05 AM –
+				// … working again at 10:05"): then it repeats that entry.
+				if _, again := told[clockKey(s)]; again {
+				} else if pm := s.At.Add(12 * time.Hour); !pm.Before(local.last.Add(-30*time.Minute)) && pm.Sub(local.last) <= 12*time.Hour {
 					s.At, s.Local = pm, s.Local.Add(12*time.Hour)
 				}
 			}

@@ -5,6 +5,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	casefile "github.com/incidentlib/casefile"
@@ -57,6 +58,7 @@ var (
 	titleAnnounce   = normalize.MustPattern(`(?i)^(?:introducing|announcing|meet)\b|\bnow (?:generally )?available\b|\bgenerally available\b|\brelease notes\b|\bwhat'?s new\b|\bnew features?\b|\blaunch(?:es|ed|ing)?\b|\bwebinar\b|\bpricing\b|\bchangelog\b|출시|신규 기능`)
 	titleGuide      = normalize.MustPattern(`(?i)\btemplates?\b|\bhow to\b|\bbest practices?\b|\bguide\b|\bchecklist\b|\btutorial\b|\bplaybook\b|\brunbook\b|\bexamples? of\b|\bwriting (?:a |good |better |effective )?post-?mortems?\b|\bpost-?mortem (?:culture|process|meetings?|docs?|documents?)\b|\bblameless\b|\bawesome\b|\bcollection of\b|\blist of\b|작성법|가이드|템플릿`)
 	titleList       = normalize.MustPattern(`(?i)\b(?:incident|status) history\b|\barchives?\b|^tag:|^category:|^posts? tagged\b|^tagged\b|\bpage \d+\b|\ball posts\b`)
+	titleDigest     = normalize.MustPattern(`(?i)\b(?:digest|newsletter|round-?up|this week in|weekly (?:links|reading|review))\b|\bissue (?:no\.? ?)?#?\d+\b`)
 	titleJunk       = normalize.MustPattern(`(?i)^(?:redirecting|just a moment|attention required|access denied|403 forbidden|404\b|page not found|not found|error\b|captcha|are you a robot|wayback machine|loading|sign in|log in|please wait|checking your browser|security check|blocked)|\bwayback machine\b|\bpage not found\b`)
 )
 
@@ -136,6 +138,11 @@ func verdict(ev evidence) casefile.Verdict {
 		add(-3, "a product announcement")
 	case titleList.MatchString(title):
 		add(-3, "a list page")
+	case titleDigest.MatchString(title):
+		add(-3, "a newsletter or digest issue")
+	}
+	if days, span := eventDays(ev.events); days >= 3 && span > 7 {
+		add(-2, "times on "+strconv.Itoa(days)+" days over "+strconv.Itoa(span)+" days: several incidents")
 	}
 	if ev.url != nil && (strings.HasPrefix(strings.ToLower(ev.url.Hostname()), "docs.") || strings.Contains(ev.url.Path, "/docs/")) {
 		add(-2, "a documentation page")
@@ -193,4 +200,28 @@ func anyLine(text string, keys []string, re *normalize.Pattern) bool {
 		}
 	}
 	return false
+}
+
+// eventDays counts the distinct UTC days of the events and the days from
+// the first to the last of them. One incident spans a day or two; times
+// spread over weeks belong to several incidents (a digest, a history).
+func eventDays(events []casefile.Event) (days, span int) {
+	seen := map[string]bool{}
+	var first, last time.Time
+	for _, e := range events {
+		if e.At.IsZero() {
+			continue
+		}
+		seen[e.At.UTC().Format("2006-01-02")] = true
+		if first.IsZero() || e.At.Before(first) {
+			first = e.At
+		}
+		if e.At.After(last) {
+			last = e.At
+		}
+	}
+	if len(seen) == 0 {
+		return 0, 0
+	}
+	return len(seen), int(last.Sub(first).Hours() / 24)
 }

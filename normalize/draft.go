@@ -744,7 +744,21 @@ func (d *drafter) items(field string, k casefile.SectionKind, promises bool) []c
 		// this from happening again, we are changing X, adding Y and …").
 		for _, p := range d.paragraphs(casefile.SectionSummary, casefile.SectionTitle, casefile.SectionRootCause,
 			casefile.SectionLessons, casefile.SectionRemediation, casefile.SectionOther) {
+			announced := false
 			for _, t := range textSentences(p) {
+				if len(t) < 140 && vagueChangesRe.MatchString(t) && preventionRe.MatchString(t) {
+					// "We have taken several actions to prevent a
+					// recurrence.": the sentences after it in the paragraph
+					// are those actions, done or planned.
+					announced = true
+					continue
+				}
+				if announced && !preventionSkipRe.MatchString(t) && actionSubjectRe.MatchString(t) {
+					for _, part := range splitEnumeration(t) {
+						push(part, t, "sentence after one announcing actions to prevent a recurrence, in the same paragraph (no action-items section)", 0.4)
+					}
+					continue
+				}
 				if !preventionRe.MatchString(t) || preventionSkipRe.MatchString(t) ||
 					len(t) < 140 && vagueChangesRe.MatchString(t) {
 					continue
@@ -765,7 +779,10 @@ func (d *drafter) items(field string, k casefile.SectionKind, promises bool) []c
 var (
 	preventionRe     = MustPattern(`(?i)\bto (?:keep|prevent|avoid|stop)\b[^.]*\b(?:again|recurr\w*|happening)\b|\bwe(?:'re|’re| are) (?:also |now |currently )?\w+ing\b|\bwe(?:'ll|’ll| will) (?:also )?(?:make|change|add|build|move|improve|introduce|review|update|roll out|implement|replace|expand|increase|reduce|create|write|automate|alert|test|publish)\b|\bwe have (?:since )?(?:changed|added|moved|introduced|updated|implemented|replaced|built|created|written|automated)\b|\bgoing forward\b`)
 	preventionSkipRe = MustPattern(`(?i)\bsorry\b|\bapologi|\bproud\b|\b(?:another|next|an) update\b|\bdo everything we can\b|\bcontinue to (?:monitor|investigate)|\bwe(?:'re|’re| are) (?:also |now |currently |still )?(?:investigating|monitoring|seeing|experiencing|continuing|aware|looking into|observing|going to publish|working (?:to|on) (?:resolve|restore|mitigate|fix|identify|understand|a fix))\b|\bthis morning\b|\bat this time\b`)
-	vagueChangesRe   = MustPattern(`(?i)\b(?:several|a number of|the following|some|many) (?:changes|improvements|steps|actions)\b`)
+	// actionSubjectRe: a sentence whose subject is the organisation ("We
+	// have added …", "Our team will …").
+	actionSubjectRe = MustPattern(`(?i)^(?:we|we've|we’ve|we're|we’re|we'll|we’ll|our (?:teams?|engineers?)|the team)\b`)
+	vagueChangesRe  = MustPattern(`(?i)\b(?:several|a number of|the following|some|many) (?:changes|improvements|steps|actions)\b`)
 	// enumLeadRe finds where the list of a promise starts: after "we are"
 	// or "we will".
 	enumLeadRe  = MustPattern(`(?i)\bwe(?:'re|’re| are|'ll|’ll| will)(?: also)? `)
@@ -992,6 +1009,9 @@ var (
 	// tlStartAtRe: "began at", "starting on" — a start unless the clause
 	// is about the response (investigating, rolling back ...).
 	tlStartAtRe = MustPattern(`(?i)\b(?:began|started|starting|beginning|commenced|begins|starts)\s+(?:at|on|around|about|approximately|from|shortly|just)\b|\bsince\b|부터`)
+	// tlRelativeStartRe: the clause places its time against the start
+	// ("an hour before the incident began"): another moment, not the start.
+	tlRelativeStartRe = MustPattern(`(?i)\b(?:before|after|prior to)\s+(?:the\s+|our\s+)?(?:incident|outage|impact|issue|problems?|errors?|failures?|disruption)\s+(?:\w+\s+){0,2}?(?:began|begun|started|start(?:ed)?|commenced)\b`)
 	// tlSinceThenRe: "since" pointing back at a time already told.
 	tlSinceThenRe = MustPattern(`(?i)\bsince (?:then|that time|that point|which)\b`)
 	// tlLeadEndRe: words right before a stamp that make it an end
@@ -1015,7 +1035,7 @@ var (
 	// ("since 14:05", "starting at about 03:45").
 	tlLeadStartRe = MustPattern(`(?i)\b(?:since|from|beginning(?: at| on)?|starting(?: at| on)?|began(?: at| on)?|started(?: at| on)?|begins(?: at)?|starts(?: at)?)\s+(?:about|around|approximately|roughly)?\s*$`)
 	// tlResolveRe: full recovery.
-	tlResolveRe = MustPattern(`(?i)\bresolved\b|\brecovered\b|\bfull(?:y)?\s+(?:recover\w*|restor\w*|resolv\w*|mitigat\w*|back|operational|functional|available)|\brestored\b|\bback to normal\b|\bback (?:at|to) (?:their |its |the )?(?:normal|expected|usual|pre-incident|baseline)|\breturned to (?:normal|expected|usual)|\bnormal (?:operations?|service|levels?)\b|\b(?:impact|incident|outage|disruption|errors?)\s+(?:ended|ends|stopped|subsided|was over)|\bended at\b|\buntil\b|\bno longer (?:seeing|affected|impacted|experiencing)|\brecovery (?:was |is )?complete|\bcompleted (?:its |the |their )?recovery|\bwork(?:ed|ing|s)? (?:again|normally|straight away|as expected)\b|\b(?:flowing|flowed|running) again\b|회복|복구(?:됐|되었|했)|해결(?:됐|되었)|정상(?:으로|화)|돌아왔|끝났|까지 이어|되살렸`)
+	tlResolveRe = MustPattern(`(?i)\bresolved\b|\brecovered\b|\bfull(?:y)?\s+(?:recover\w*|restor\w*|resolv\w*|mitigat\w*|back|operational|functional|available)|\brestored\b|\bback to normal\b|\bback (?:at|to) (?:their |its |the )?(?:normal|expected|usual|pre-incident|baseline)|\breturn(?:s|ed)? to (?:normal|expected|usual)|\bnormal (?:operations?|service|levels?)\b|\b(?:impact|incident|outage|disruption|errors?)\s+(?:ended|ends|stopped|subsided|was over|is over)|\bended at\b|\buntil\b|\bno longer (?:seeing|affected|impacted|experiencing)|\brecovery (?:was |is )?complete|\bcompleted (?:its |the |their )?recovery|\bwork(?:ed|ing|s)? (?:again|normally|straight away|as expected)\b|\b(?:flowing|flowed|running) again\b|회복|복구(?:됐|되었|했)|해결(?:됐|되었)|정상(?:으로|화)|돌아왔|끝났|까지 이어|되살렸`)
 	// tlDiagnosisRe: the team is already working on the incident.
 	tlDiagnosisRe = MustPattern(`(?i)\btraced\b|\bidentified (?:the|a) (?:cause|problem|issue)|\bfound the cause\b|\bmitigat\w+|\bworkaround\b|\broll(?:ed|ing)? (?:it |the \w+ )?back\b|\bfail(?:ed)? over\b|원인을 찾|완화`)
 	// tlPartialRe: mitigation short of recovery.
@@ -1264,7 +1284,7 @@ func isDetection(e *tlEvent) bool {
 // started without the clause naming impact: those are causes, and impact
 // begins when something fails.
 func isExplicitStart(e *tlEvent) bool {
-	if tlLeadEndRe.MatchString(e.lead) {
+	if tlLeadEndRe.MatchString(e.lead) || tlRelativeStartRe.MatchString(e.clause) {
 		return false
 	}
 	if tlStartRe.MatchString(e.clause) {
@@ -1469,6 +1489,11 @@ func chooseTimeline(doc casefile.Document) tlChoice {
 			if (best.at.Sub(start.at) - want).Abs() <= time.Minute {
 				break
 			}
+			if e := confirmedRange(evs, isImpactRange, start.at, best.at, want); e != nil {
+				start = &tlMoment{e.At, e.Text, "the impact range " + quoteStamp(e.Stamp) + " ends at the resolution and lasts exactly the stated duration (" + FormatDuration(want) + ", \"" + clip(sd.Sentence, 120) + "\"); it replaces the earlier start " + utc(start.at), 0.8}
+				ch.start = start
+				break
+			}
 			if e := eventNear(evs, best.at.Add(-want)); e != nil && e.At.Before(start.at) {
 				start = &tlMoment{e.At, e.Text, "the event " + quoteStamp(e.Stamp) + " lies exactly the stated duration (" + FormatDuration(want) + ", \"" + clip(sd.Sentence, 120) + "\") before the resolution; it replaces the start " + utc(start.at), 0.7}
 				ch.start = start
@@ -1576,6 +1601,23 @@ func impactDurations(ds []casefile.StatedDuration) []casefile.StatedDuration {
 		out = append(out, d)
 	}
 	return out
+}
+
+// confirmedRange returns the impact range that starts after start, ends
+// at end and lasts want (within a minute), or nil: a page that states its
+// impact as that range and that duration means that range, not an earlier
+// warning or change.
+func confirmedRange(evs []tlEvent, impact func(tlEvent) bool, start, end time.Time, want time.Duration) *tlEvent {
+	for i := range evs {
+		e := &evs[i]
+		if !e.At.After(start) || e.End == nil || !impact(*e) {
+			continue
+		}
+		if e.End.Sub(end).Abs() <= time.Minute && (e.End.Sub(e.At)-want).Abs() <= time.Minute {
+			return e
+		}
+	}
+	return nil
 }
 
 // eventNear returns the first in-text event within a minute of t.

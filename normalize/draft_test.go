@@ -734,6 +734,45 @@ func TestDraftActionItemsFromProse(t *testing.T) {
 	}
 }
 
+func TestDraftActionItemsAfterAnAnnouncementOfActions(t *testing.T) {
+	tests := []struct {
+		name string
+		para string
+		want []string
+	}{
+		{
+			name: "the sentences after several actions to prevent a recurrence are those actions",
+			para: "We have taken several actions to prevent a recurrence. We have rolled back the bootstrap version and added a readiness check. Our team will review the retry budget of internal callers.",
+			want: []string{"We have rolled back the bootstrap version and added a readiness check.", "Our team will review the retry budget of internal callers."},
+		},
+		{
+			name: "sentences about something else after the announcement are not actions",
+			para: "We have taken several actions to prevent a recurrence. The queue drained by 02:00. We are sorry for the trouble.",
+			want: []string{},
+		},
+		{
+			name: "without an announcement a sentence of done work is not an action",
+			para: "The hosts reported ready too early. We have rolled back the bootstrap version.",
+			want: []string{},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			doc := testDoc()
+			doc.SlugDate = "2026-06-10"
+			doc.Sections = []casefile.Section{{Kind: casefile.SectionSummary, Heading: "June 12, 2026", Paragraphs: []string{tt.para}}}
+			d := mustDraft(t, doc)
+			got := []string{}
+			for _, it := range d.Case.ActionItems {
+				got = append(got, it.Text.EN)
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("action items (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
 func TestSplitEnumeration(t *testing.T) {
 	tests := []struct {
 		name string

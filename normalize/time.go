@@ -905,6 +905,7 @@ func (p *stampParser) meridiem(i int) (byte, int, bool) {
 func (p *stampParser) build(x tsExpr) Stamp {
 	a, b := x.a, x.b
 	bOwnDate := b.hasDate
+	aOwnDate := a.hasDate
 	if x.isRange {
 		// A zone, date or meridiem written on one end applies to both.
 		if !a.hasZone && b.hasZone {
@@ -934,6 +935,14 @@ func (p *stampParser) build(x tsExpr) Stamp {
 		}
 	}
 	ra := p.resolve(a, 0)
+	if x.isRange && !aOwnDate && bOwnDate && a.hasClock && b.hasClock {
+		// "from 14:05 until 02:10 on 10 September": the date written after
+		// the end is the end's; a start clock later than the end's is on
+		// the day before.
+		if rb := p.resolve(b, 0); rb.wall.Before(ra.wall) {
+			ra = p.resolve(a, -1)
+		}
+	}
 	st := Stamp{
 		Start: x.start, End: x.end, Text: p.s[x.start:x.end],
 		At: ra.wall.UTC(), Local: ra.wall,

@@ -233,6 +233,10 @@ func TestScanTimesReadsRanges(t *testing.T) {
 			"Dec 31, 22:28 - Jan 1, 08:17 PST", "2022-01-01T06:28:00Z", "2022-01-01T16:17:00Z"},
 		{"hedged ends", "between about 08:00 and approx. 13:20 UTC",
 			"between about 08:00 and approx. 13:20 UTC", "2022-08-01T08:00:00Z", "2022-08-01T13:20:00Z"},
+		{"a date after an end earlier than the start puts the start on the day before", "from 14:05 until 02:10 UTC on 10 September 2022",
+			"from 14:05 until 02:10 UTC on 10 September 2022", "2022-09-09T14:05:00Z", "2022-09-10T02:10:00Z"},
+		{"a date after an end later than the start is the day of both", "from 02:10 until 14:05 UTC on 10 September 2022",
+			"from 02:10 until 14:05 UTC on 10 September 2022", "2022-09-10T02:10:00Z", "2022-09-10T14:05:00Z"},
 		{"one meridiem for both ends", "10:00 - 11:30 AM UTC",
 			"10:00 - 11:30 AM UTC", "2022-08-01T10:00:00Z", "2022-08-01T11:30:00Z"},
 	}

@@ -140,6 +140,55 @@ func TestDraftTimelineCauseVersusImpact(t *testing.T) {
 			want:      want{"2023-09-12T23:52:00Z", "2023-09-13T00:03:00Z", "2023-09-13T03:08:00Z"},
 			ruleField: "detected_at", ruleHas: "alerted/paged",
 		},
+		{
+			name: "a time placed before the incident began is not its start",
+			events: func(t *testing.T) []casefile.Event {
+				return []casefile.Event{
+					ev(t, "2026-03-03T07:31:00Z", "07:31 UTC", "The phone last synced at 07:31 UTC, more than an hour before the incident began.", casefile.SectionOther),
+					until(t, ev(t, "2026-03-03T08:47:00Z", "From 08:47 until 11:20", "From 08:47 until 11:20, most of you could not sync notes.", casefile.SectionSummary), "2026-03-03T11:20:00Z"),
+					ev(t, "2026-03-03T08:55:00Z", "08:55", "Our sync error alert fired at 08:55.", tl),
+				}
+			},
+			want:      want{"2026-03-03T08:47:00Z", "2026-03-03T08:55:00Z", "2026-03-03T11:20:00Z"},
+			ruleField: "started_at", ruleHas: "start of the range",
+		},
+		{
+			name: "errors that return to normal end the incident after a partial recovery",
+			events: func(t *testing.T) []casefile.Event {
+				return []casefile.Event{
+					ev(t, "2026-03-10T13:14:00Z", "9:14 AM", "9:14 AM – The certificate expires and requests start failing.", tl),
+					ev(t, "2026-03-10T13:31:00Z", "9:31 AM", "9:31 AM – Support escalates tickets and pages the on-call engineer.", tl),
+					ev(t, "2026-03-10T14:05:00Z", "10:05 AM", "10:05 AM – The new certificate is live; the mobile app is still failing.", tl),
+					ev(t, "2026-03-10T15:47:00Z", "11:47 AM", "11:47 AM – Error rates for mobile clients return to normal. The incident is over.", tl),
+				}
+			},
+			want:      want{"2026-03-10T13:14:00Z", "2026-03-10T13:31:00Z", "2026-03-10T15:47:00Z"},
+			ruleField: "resolved_at", ruleHas: "latest event saying resolved",
+		},
+		{
+			name: "a return that is not to normal ends nothing",
+			events: func(t *testing.T) []casefile.Event {
+				return []casefile.Event{
+					ev(t, "2026-03-10T13:14:00Z", "9:14 AM", "9:14 AM – The certificate expires and requests start failing.", tl),
+					ev(t, "2026-03-10T13:31:00Z", "9:31 AM", "9:31 AM – Support escalates tickets and pages the on-call engineer.", tl),
+					ev(t, "2026-03-10T14:05:00Z", "10:05 AM", "10:05 AM – Service is fully restored.", tl),
+					ev(t, "2026-03-10T15:47:00Z", "11:47 AM", "11:47 AM – The engineers return to the design review.", tl),
+				}
+			},
+			want: want{"2026-03-10T13:14:00Z", "2026-03-10T13:31:00Z", "2026-03-10T14:05:00Z"},
+		},
+		{
+			name: "the incident began at a time is still its start",
+			events: func(t *testing.T) []casefile.Event {
+				return []casefile.Event{
+					ev(t, "2026-03-03T08:47:00Z", "08:47 UTC", "The incident began at 08:47 UTC when sync requests failed.", casefile.SectionSummary),
+					ev(t, "2026-03-03T08:55:00Z", "08:55", "Our sync error alert fired at 08:55.", tl),
+					ev(t, "2026-03-03T11:20:00Z", "11:20", "At 11:20 sync was fully restored.", tl),
+				}
+			},
+			want:      want{"2026-03-03T08:47:00Z", "2026-03-03T08:55:00Z", "2026-03-03T11:20:00Z"},
+			ruleField: "started_at", ruleHas: "explicit start of impact",
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -234,4 +283,37 @@ func mustRFC3339UTC(t *testing.T, s string) string {
 		t.Fatalf("bad instant %q: %v", s, err)
 	}
 	return v.UTC().Format(time.RFC3339)
+}
+
+// TestDraftStartFromAnImpactRangeTheStatedDurationConfirms covers the rule
+// that an impact range ending at the resolution and lasting the duration the
+// page states is the start, over an earlier warning "since" a time.
+func TestDraftStartFromAnImpactRangeTheStatedDurationConfirms(t *testing.T) {
+	tl := casefile.SectionTimeline
+	events := func(t *testing.T) []casefile.Event {
+		return []casefile.Event{
+			ev(t, "2026-06-01T23:35:00Z", "23:35", "The etcd alarm had been visible on a dashboard since 23:35, routed to a quiet channel.", tl),
+			until(t, ev(t, "2026-06-01T23:41:00Z", "between 23:41 UTC and 02:17 UTC", "Events sent between 23:41 UTC and 02:17 UTC failed with errors.", casefile.SectionImpact), "2026-06-02T02:17:00Z"),
+			ev(t, "2026-06-01T23:52:00Z", "23:52", "The ingest error rate alert paged the on-call engineer at 23:52.", tl),
+		}
+	}
+	tests := []struct {
+		name    string
+		minutes int
+		want    string
+	}{
+		{"a stated duration equal to the range moves the start to the range", 156, "2026-06-01T23:41:00Z"},
+		{"a stated duration that does not match the range leaves the start", 120, "2026-06-01T23:35:00Z"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			doc := testDoc()
+			doc.Events = events(t)
+			doc.StatedDurations = []casefile.StatedDuration{{Minutes: tt.minutes, Sentence: "Quarry stopped accepting new events for a while."}}
+			d := mustDraft(t, doc)
+			if got := evidenceOf(t, d, "started_at").Value; got != tt.want {
+				t.Errorf("started_at = %s, want %s (rule: %s)", got, tt.want, evidenceOf(t, d, "started_at").Rule)
+			}
+		})
+	}
 }
