@@ -112,16 +112,23 @@ func CheckStatus(status casefile.CaseStatus) error {
 	return casefile.Errorf(casefile.ErrInvalid, "unknown case status %q (want draft, approved or rejected)", status)
 }
 
-// CheckDeadLetter returns an ErrInvalid error for a dead letter without a
-// stream or sequence, or with a sequence too large to store.
-func CheckDeadLetter(dl casefile.DeadLetter) error {
+// PrepareDeadLetter checks dl (ErrInvalid without a stream or sequence) and
+// returns it as the stores keep it: a reason for people even when none was
+// given, and a non-nil payload.
+func PrepareDeadLetter(dl casefile.DeadLetter) (casefile.DeadLetter, error) {
 	if dl.Stream == "" || dl.StreamSeq == 0 {
-		return casefile.Errorf(casefile.ErrInvalid, "record dead letter: stream and stream sequence are required (got %q, %d)", dl.Stream, dl.StreamSeq)
+		return dl, casefile.Errorf(casefile.ErrInvalid, "record dead letter: stream and stream sequence are required (got %q, %d)", dl.Stream, dl.StreamSeq)
 	}
 	if dl.StreamSeq > 1<<63-1 {
-		return casefile.Errorf(casefile.ErrInvalid, "record dead letter: stream sequence %d is too large", dl.StreamSeq)
+		return dl, casefile.Errorf(casefile.ErrInvalid, "record dead letter: stream sequence %d is too large", dl.StreamSeq)
 	}
-	return nil
+	if dl.Reason == "" {
+		dl.Reason = fmt.Sprintf("the queue gave up after %d deliveries", dl.Deliveries)
+	}
+	if dl.Payload == nil {
+		dl.Payload = []byte{}
+	}
+	return dl, nil
 }
 
 // PrepareDraft returns the case as the store keeps it: its id set, its

@@ -241,17 +241,11 @@ func (s *Store) Finish(ctx context.Context, submissionID int64, state casefile.S
 // SubmissionID of 0 or an unknown one stores the dead letter alone.
 // Errors: ErrInvalid without a stream or sequence.
 func (s *Store) RecordDeadLetter(ctx context.Context, dl casefile.DeadLetter) error {
-	if err := store.CheckDeadLetter(dl); err != nil {
+	dl, err := store.PrepareDeadLetter(dl)
+	if err != nil {
 		return err
 	}
-	reason := dl.Reason
-	if reason == "" {
-		reason = fmt.Sprintf("the queue gave up after %d deliveries", dl.Deliveries)
-	}
-	payload := dl.Payload
-	if payload == nil {
-		payload = []byte{}
-	}
+	reason, payload := dl.Reason, dl.Payload
 	return s.inTx(ctx, fmt.Sprintf("record dead letter %s/%d", dl.Stream, dl.StreamSeq), func(tx pgx.Tx) error {
 		now := s.now()
 		_, err := tx.Exec(ctx, `
