@@ -11,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/incidentlib/casefile/normalize"
+	dps "github.com/markusmobius/go-dateparser"
 	htmldate "github.com/markusmobius/go-htmldate"
 	"golang.org/x/net/html"
 )
@@ -308,12 +309,30 @@ func cleanTitle(title, site string) string {
 
 // publishedDate runs go-htmldate on the shared tree: original date, with
 // time, the URL's date only when nothing else is found.
+// dateParserConfig limits go-htmldate's extensive search to the languages
+// casefile reads. Left to detect the language, go-dateparser tries every
+// locale it knows on each candidate string: about 150 ms a string, so a
+// page of many short date-like fragments took seconds to minutes
+// (TestExtractionTimeBounded).
+var dateParserConfig = &dps.Configuration{
+	Languages:           []string{"en", "ko", "ja"},
+	PreferredDateSource: dps.Past,
+	StrictParsing:       true,
+}
+
 func publishedDate(root *html.Node, pageURL string, fetched time.Time) *time.Time {
-	opts := htmldate.Options{UseOriginalDate: true, ExtractTime: true, DeferUrlExtractor: true, URL: pageURL}
+	opts := htmldate.Options{UseOriginalDate: true, ExtractTime: true, DeferUrlExtractor: true, URL: pageURL,
+		DateParserConfig: dateParserConfig, SkipExtensiveSearch: true}
 	if !fetched.IsZero() {
 		opts.MaxDate = fetched.Add(48 * time.Hour)
 	}
 	res, err := htmldate.FromDocument(root, opts)
+	if err != nil || res.DateTime.IsZero() {
+		// The extensive search costs a go-dateparser call per date-like
+		// element (milliseconds each), so it sees only the head of the page.
+		opts.SkipExtensiveSearch = false
+		res, err = htmldate.FromDocument(headOf(root, extensiveSearchElements), opts)
+	}
 	if err != nil || res.DateTime.IsZero() {
 		return nil
 	}
@@ -323,6 +342,27 @@ func publishedDate(root *html.Node, pageURL string, fetched time.Time) *time.Tim
 	}
 	t = t.UTC()
 	return &t
+}
+
+// extensiveSearchElements bounds the elements go-htmldate's extensive search
+// reads: the publication date of a page sits near its top.
+const extensiveSearchElements = 300
+
+// headOf copies root's tree in document order up to max element nodes.
+func headOf(root *html.Node, max int) *html.Node {
+	left := max
+	var copyNode func(n *html.Node) *html.Node
+	copyNode = func(n *html.Node) *html.Node {
+		c := &html.Node{Type: n.Type, DataAtom: n.DataAtom, Data: n.Data, Namespace: n.Namespace, Attr: n.Attr}
+		for k := n.FirstChild; k != nil && left > 0; k = k.NextSibling {
+			if k.Type == html.ElementNode {
+				left--
+			}
+			c.AppendChild(copyNode(k))
+		}
+		return c
+	}
+	return copyNode(root)
 }
 
 // docTitle is the first <title> element's text.

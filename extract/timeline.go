@@ -2,6 +2,7 @@ package extract
 
 import (
 	"fmt"
+	"sort"
 	"strings"
 	"time"
 	"unicode"
@@ -452,31 +453,57 @@ func sentenceEnds(text string, i, size int) bool {
 }
 
 // sentenceAt returns the sentence holding the byte range start..end, or
-// the sentences it spans.
+// the sentences it spans. A sentence longer than maxSentence bytes (a
+// paragraph without stops) is cut to a window around the range, so that each
+// event costs its neighbourhood, not the paragraph (TestExtractionTimeBounded).
 func sentenceAt(text string, spans [][2]int, start, end int) string {
+	// spans are ordered and disjoint: the first span ending after start, and
+	// the first from there on that reaches end (or the text's end).
+	i := sort.Search(len(spans), func(i int) bool { return start < spans[i][1] })
 	from, to := -1, -1
-	for _, s := range spans {
-		if from < 0 && start < s[1] {
-			from = s[0]
-		}
-		if end <= s[1] || to < 0 && s[1] >= len(text) {
-			to = s[1]
-			break
+	if i < len(spans) {
+		from = spans[i][0]
+		j := i + sort.Search(len(spans)-i, func(k int) bool { return end <= spans[i+k][1] })
+		switch {
+		case j < len(spans):
+			to = spans[j][1]
+		case spans[len(spans)-1][1] >= len(text):
+			to = spans[len(spans)-1][1]
 		}
 	}
 	if from < 0 || to < 0 || from > to {
-		return oneLine(strings.TrimSpace(text))
+		from, to = 0, len(text)
 	}
-	return oneLine(text[from:to])
+	if to-from > maxSentence {
+		from = max(from, start-maxSentence/4)
+		for from < len(text) && !utf8.RuneStart(text[from]) {
+			from++
+		}
+		to = min(to, from+maxSentence)
+		for to > from && to < len(text) && !utf8.RuneStart(text[to]) {
+			to--
+		}
+	}
+	return oneLine(strings.TrimSpace(text[from:to]))
 }
+
+// maxSentence bounds the bytes of a sentence an event's text is cut from.
+const maxSentence = 4 * maxEventText
 
 // clip cuts text to maxEventText runes at a word boundary.
 func clip(s string) string {
-	if utf8.RuneCountInString(s) <= maxEventText {
+	// Walk at most maxEventText runes: an event in a paragraph of thousands
+	// of stamps must not cost the paragraph's length (TestExtractionTimeBounded).
+	end, n := 0, 0
+	for end < len(s) && n < maxEventText {
+		_, size := utf8.DecodeRuneInString(s[end:])
+		end += size
+		n++
+	}
+	if end == len(s) {
 		return s
 	}
-	r := []rune(s)[:maxEventText]
-	cut := string(r)
+	cut := s[:end]
 	if i := strings.LastIndexByte(cut, ' '); i > maxEventText/2 {
 		cut = cut[:i]
 	}
