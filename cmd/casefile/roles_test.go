@@ -149,8 +149,8 @@ func TestHelpOfEveryCommandNamesItsFlags(t *testing.T) {
 		{[]string{"cases", "list"}, []string{"--status", "--limit", "--data", "--database-url"}},
 		{[]string{"cases", "show"}, []string{"--evidence", "--data", "--database-url"}},
 		{[]string{"cases", "export"}, []string{"--status", "--data", "--database-url"}},
-		{[]string{"cases", "approve"}, []string{"--reviewer"}},
-		{[]string{"cases", "reject"}, []string{"--reviewer", "--reason"}},
+		{[]string{"cases", "approve"}, []string{"--version", "--reviewer"}},
+		{[]string{"cases", "reject"}, []string{"--version", "--reviewer", "--reason"}},
 		{[]string{"eval"}, []string{"--json", "--verbose"}},
 	}
 	for _, tt := range tests {
