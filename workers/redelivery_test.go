@@ -116,7 +116,7 @@ func TestNATSRestartMidRunLeavesEverySubmissionFinal(t *testing.T) {
 		t.Fatal(err)
 	}
 	runPipeline(t, &workers.Pipeline{JS: js, Store: st, Draft: d.Draft,
-		Roles: workers.Roles{Relay: true, Workers: true},
+		Roles:  workers.Roles{Relay: true, Workers: true},
 		Config: workers.Config{Queue: fastQueue, FetchSlots: 4, RelayInterval: 100 * time.Millisecond}})
 
 	const n = 40
