@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"net/url"
-	"path/filepath"
 	"strconv"
 	"sync"
 	"testing"
@@ -14,7 +13,6 @@ import (
 
 	"github.com/incidentlib/casefile"
 	"github.com/incidentlib/casefile/archive/archivetest"
-	"github.com/incidentlib/casefile/store/sqlite"
 	"github.com/incidentlib/casefile/workers"
 )
 
@@ -88,11 +86,10 @@ func mustPath(t *testing.T, u string) string {
 // and still every submission ends drafted, each source with one case at
 // one version.
 func TestNATSRestartMidRunLeavesEverySubmissionFinal(t *testing.T) {
-	st, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "casefile.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
+	stores(t, func(t *testing.T, st casefile.Store) { testNATSRestart(t, st) })
+}
+
+func testNATSRestart(t *testing.T, st casefile.Store) {
 	s := newSite(t)
 	d, _ := newDrafter(t, archivetest.NewFake())
 	dir := t.TempDir()
@@ -110,7 +107,7 @@ func TestNATSRestartMidRunLeavesEverySubmissionFinal(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer nc.Close()
+	t.Cleanup(nc.Close)
 	js, err := jetstream.New(nc)
 	if err != nil {
 		t.Fatal(err)
