@@ -24,6 +24,9 @@ var (
 	ErrPermanent = errors.New("permanent failure")
 	// ErrNotFound: a record asked for by id does not exist.
 	ErrNotFound = errors.New("not found")
+	// ErrConflict: the request names a state that is no longer current
+	// (a review of a case version that a newer draft replaced).
+	ErrConflict = errors.New("conflict")
 )
 
 // Kind is the class of an error, as callers act on it.
@@ -37,6 +40,7 @@ const (
 	KindTransient
 	KindPermanent
 	KindNotFound
+	KindConflict
 	KindInternal
 )
 
@@ -64,6 +68,7 @@ var kindTable = map[Kind]struct {
 	KindTransient:     {"transient", 4, http.StatusServiceUnavailable, NakDelay},
 	KindPermanent:     {"permanent", 4, http.StatusBadGateway, Term},
 	KindNotFound:      {"not_found", 1, http.StatusNotFound, Term},
+	KindConflict:      {"conflict", 5, http.StatusConflict, Term},
 	KindInternal:      {"internal", 1, http.StatusInternalServerError, Nak},
 }
 
@@ -83,6 +88,8 @@ func KindOf(err error) Kind {
 		return KindPermanent
 	case errors.Is(err, ErrNotFound):
 		return KindNotFound
+	case errors.Is(err, ErrConflict):
+		return KindConflict
 	}
 	return KindInternal
 }
@@ -91,7 +98,8 @@ func KindOf(err error) Kind {
 func (k Kind) String() string { return kindTable[k].name }
 
 // ExitCode is the command-line exit status for the kind: 0 done, 2 invalid
-// input, 3 not a postmortem, 4 the fetch failed, 1 anything else.
+// input, 3 not a postmortem, 4 the fetch failed, 5 a conflict (a review of
+// a version that is no longer current), 1 anything else.
 func (k Kind) ExitCode() int { return kindTable[k].exit }
 
 // HTTPStatus is the API's status code for the kind.

@@ -46,21 +46,30 @@ type Submission struct {
 	// Error is the reason of a failed or refused submission, in one line.
 	Error string `json:"error,omitempty"`
 	// CaseID is the case drafted from the source, once there is one.
-	CaseID    string    `json:"case_id,omitempty"`
-	Attempts  int       `json:"attempts"`
-	CreatedAt time.Time `json:"created_at"`
-	UpdatedAt time.Time `json:"updated_at"`
+	CaseID string `json:"case_id,omitempty"`
+	// AnsweredBy is the earlier submission of the same source whose fetch
+	// answers this one: it was still queued or running, or it read the page
+	// within the freshness window. Such a submission is never fetched
+	// itself; it ends in the state of the one it names. 0: fetched itself.
+	AnsweredBy int64     `json:"answered_by,omitempty"`
+	Attempts   int       `json:"attempts"`
+	CreatedAt  time.Time `json:"created_at"`
+	UpdatedAt  time.Time `json:"updated_at"`
 }
 
 // NewSubmission is one URL to submit. URL must already be canonical.
+// A Wayback link submitted is only an address: archive links come from
+// the archive stage's own lookups, never from what a submitter sent.
 type NewSubmission struct {
 	URL    string
 	RawURL string
-	// Archived is a Wayback capture the submitter already had (an input that
-	// was a Wayback link); it is stored as the source's archive link.
-	Archived string
-	Origin   Origin
-	Batch    string
+	Origin Origin
+	Batch  string
+	// FreshFor is the freshness window: a source whose page was read (a
+	// draft or a not-a-postmortem verdict) less than FreshFor ago is not
+	// fetched again; the submission is answered from that read at once.
+	// 0: always fetch, unless a fetch of the source is already queued.
+	FreshFor time.Duration
 }
 
 // CaseStatus is a case's review status.
@@ -126,6 +135,9 @@ type SaveResult struct {
 	// Kept is true when the existing case had been reviewed and was left as
 	// it was.
 	Kept bool
+	// Unchanged is true when the draft equals the case's current version:
+	// no new version was written.
+	Unchanged bool
 }
 
 // Store is the review store: sources, submissions, cases and dead letters.
@@ -133,11 +145,20 @@ type SaveResult struct {
 // implement it and pass the same contract tests (store/storetest).
 //
 // Errors: ErrNotFound for an unknown id; ErrTransient when the database is
-// unreachable; ErrInvalid for bad arguments.
+// unreachable; ErrInvalid for bad arguments; ErrConflict for a review of a
+// version that is not current.
+//
+// A final submission state is final: once a submission is drafted,
+// not_postmortem, failed or dead_lettered, only SaveDraft (a draft that
+// arrives late still makes the submission drafted) and RecordDeadLetter (a
+// failed one) change it.
 type Store interface {
 	// Submit records the URLs as sources (upserted by canonical URL) and
-	// submissions, each with an outbox entry, in one transaction, and
-	// returns the submissions in order.
+	// submissions in one transaction, and returns the submissions in order.
+	// A submission whose source has a fetch queued or running follows that
+	// one (AnsweredBy); one whose source was read within its FreshFor window
+	// ends at once in the state of that read; any other gets an outbox
+	// entry, to be fetched.
 	Submit(ctx context.Context, subs []NewSubmission) ([]Submission, error)
 	// Submission returns one submission.
 	Submission(ctx context.Context, id int64) (Submission, error)
@@ -147,18 +168,23 @@ type Store interface {
 	Outbox(ctx context.Context, limit int) ([]OutboxEntry, error)
 	// MarkSent marks outbox entries as published.
 	MarkSent(ctx context.Context, submissionIDs []int64) error
-	// StartAttempt marks a submission running and counts the attempt.
-	StartAttempt(ctx context.Context, submissionID int64) error
+	// StartAttempt marks an open submission running and counts the
+	// attempt. It reports false and changes nothing when the submission is
+	// already final: the job is a late copy and has nothing left to do.
+	StartAttempt(ctx context.Context, submissionID int64) (bool, error)
 	// SaveDraft stores the draft for the submission's source: a new case
 	// with the next IL id, or a new version of the existing one (never a
-	// second case for a source; a reviewed case is kept), and marks the
-	// submission drafted, all in one transaction.
+	// second case for a source; a reviewed case is kept; a draft equal to
+	// the current version writes none), and marks the submission and those
+	// it answers drafted, all in one transaction.
 	SaveDraft(ctx context.Context, submissionID int64, d Draft) (SaveResult, error)
-	// Finish marks a submission with a final state other than drafted and
-	// its reason.
+	// Finish marks an open submission, and those it answers, with a final
+	// state other than drafted and its reason. A final submission is left
+	// as it is.
 	Finish(ctx context.Context, submissionID int64, state SubmissionState, reason string) error
-	// SetArchived records the archive link of a source and puts it into the
-	// source's case, if any.
+	// SetArchived records the archive link the archive stage found for a
+	// source and puts it into the source's case while that is a draft (a
+	// reviewed case changes only through a review).
 	SetArchived(ctx context.Context, sourceURL, archived string) error
 	// RecordDeadLetter stores a dead letter (idempotent on stream and
 	// sequence) and marks its submission dead_lettered.
@@ -170,8 +196,9 @@ type Store interface {
 	Cases(ctx context.Context, f CaseFilter) ([]StoredCase, error)
 	// Case returns one case by its IL id.
 	Case(ctx context.Context, id string) (StoredCase, error)
-	// SetStatus records a review decision.
-	SetStatus(ctx context.Context, id string, status CaseStatus, reviewer, reason string) error
+	// SetStatus records a review decision on the given version of a case;
+	// an ErrConflict error when that version is no longer the current one.
+	SetStatus(ctx context.Context, id string, version int, status CaseStatus, reviewer, reason string) error
 	// Close releases the store's connections.
 	Close() error
 }

@@ -8,6 +8,7 @@
 package store
 
 import (
+	"encoding/json"
 	"fmt"
 	"strconv"
 	"strings"
@@ -211,4 +212,32 @@ func PatchReview(c *casefile.Case, status casefile.CaseStatus, reviewer string, 
 		r := reviewer
 		c.Review.ReviewedBy = &r
 	}
+}
+
+// SameDraft reports whether a new draft (its case prepared by PrepareDraft)
+// says the same as the stored version: equal case and evidence, the update
+// time aside. A re-draft of an unchanged page so writes no new version.
+func SameDraft(stored casefile.Case, storedEvidence []casefile.Evidence, next casefile.Case, nextEvidence []casefile.Evidence) bool {
+	stored.UpdatedAt, next.UpdatedAt = "", ""
+	a, err1 := json.Marshal(stored)
+	b, err2 := json.Marshal(next)
+	if err1 != nil || err2 != nil || string(a) != string(b) {
+		return false
+	}
+	ea, err1 := json.Marshal(storedEvidence)
+	eb, err2 := json.Marshal(nextEvidence)
+	return err1 == nil && err2 == nil && string(ea) == string(eb)
+}
+
+// CheckVersion returns an ErrInvalid error for a review that names no
+// version and an ErrConflict error when the version reviewed is not the
+// case's current one.
+func CheckVersion(id string, current, reviewed int) error {
+	if reviewed <= 0 {
+		return casefile.Errorf(casefile.ErrInvalid, "review of case %s: name the version you reviewed (cases show %s --evidence prints it)", id, id)
+	}
+	if reviewed != current {
+		return casefile.Errorf(casefile.ErrConflict, "case %s is at version %d, not the version %d you reviewed: read version %d and review it again", id, current, reviewed, current)
+	}
+	return nil
 }

@@ -7,7 +7,9 @@
 // the fetch workers share.
 //
 // Delivery is at least once; exactly-once effects come from the review
-// store's upserts keyed by canonical URL, and from content-derived message
-// ids. Every job ends recorded: drafted, not a postmortem, failed with its
-// reason, or dead-lettered.
+// store's upserts keyed by canonical URL, from content-derived message ids,
+// and from final states: a copy of a fetch job whose outcome is stored is
+// acked without running, and an identical re-draft writes no version. Every
+// job ends recorded: drafted, not a postmortem, failed with its reason, or
+// dead-lettered.
 package workers

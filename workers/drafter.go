@@ -27,7 +27,8 @@ type Archiver interface {
 
 // Drafter runs the draft step for one URL: fetch, extract, normalize,
 // validate, and (when Archive is set) an archive lookup that never fails
-// the draft.
+// the draft. A Wayback link given as the URL is fetched as its original
+// page; the capture it names is not taken as the archive link.
 type Drafter struct {
 	Fetcher Fetcher
 	// Archive, when set, is asked for an existing capture while the page is
@@ -60,10 +61,13 @@ type Result struct {
 // lookup is not an error: Result.ArchiveErr says what happened.
 func (d *Drafter) Draft(ctx context.Context, rawURL string) (Result, error) {
 	var res Result
-	canonical, archived, err := normalize.CanonicalURL(rawURL)
+	// A submitted Wayback link is only an address: the archive link comes
+	// from the lookup below (or the archive stage), never from the input.
+	canonical, _, err := normalize.CanonicalURL(rawURL)
 	if err != nil {
 		return res, err
 	}
+	archived := ""
 	res.CanonicalURL = canonical
 	fetchURL := fetchTarget(rawURL)
 
@@ -72,7 +76,7 @@ func (d *Drafter) Draft(ctx context.Context, rawURL string) (Result, error) {
 		err  error
 	}
 	var archiveDone chan lookup
-	if archived == "" && d.Archive != nil {
+	if d.Archive != nil {
 		archiveDone = make(chan lookup, 1)
 		actx, cancel := context.WithTimeout(ctx, d.archiveTimeout())
 		go func() {
@@ -132,7 +136,7 @@ func (d *Drafter) Draft(ctx context.Context, rawURL string) (Result, error) {
 		draft.Case.Sources[0].Archived = &archived
 		draft.Evidence = append(draft.Evidence, casefile.Evidence{
 			Field: "sources[0].archived", Value: archived, Source: "Wayback Machine",
-			Rule: "existing capture found by lookup, or the submitted Wayback link", Confidence: 1,
+			Rule: "existing capture found by lookup", Confidence: 1,
 		})
 	}
 	if err := normalize.Validate(draft.Case); err != nil {

@@ -444,8 +444,20 @@ func (p *Pipeline) handleFetch(ctx context.Context, msg jetstream.Msg) error {
 		}
 		return p.poison(ctx, "fetch", msg, err)
 	}
-	if err := p.withStore(ctx, func(ctx context.Context) error { return p.Store.StartAttempt(ctx, job.SubmissionID) }); err != nil {
+	var started bool
+	if err := p.withStore(ctx, func(ctx context.Context) (err error) {
+		started, err = p.Store.StartAttempt(ctx, job.SubmissionID)
 		return err
+	}); err != nil {
+		return err
+	}
+	if !started {
+		// A copy of a job whose outcome is stored (redelivered after a lost
+		// ack, or published twice): running it again could only reopen a
+		// finished submission whose new draft the queue would drop as a
+		// duplicate.
+		p.Log.Info("fetch job already done; copy dropped", "submission", job.SubmissionID, "url", job.URL)
+		return nil
 	}
 	start := time.Now()
 	dctx, cancel := context.WithTimeout(ctx, p.Config.DraftTimeout)
@@ -512,9 +524,10 @@ func (p *Pipeline) handleStore(ctx context.Context, msg jetstream.Msg) error {
 		return err
 	}
 	p.Metrics.outcomes.WithLabelValues(string(casefile.StateDrafted)).Inc()
-	p.Log.Info("draft stored", "submission", job.SubmissionID, "case", saved.CaseID, "new", saved.Inserted, "kept_reviewed", saved.Kept, "url", job.URL)
-	if p.Archive == nil {
-		return nil
+	p.Log.Info("draft stored", "submission", job.SubmissionID, "case", saved.CaseID, "new", saved.Inserted,
+		"kept_reviewed", saved.Kept, "unchanged", saved.Unchanged, "url", job.URL)
+	if p.Archive == nil || saved.Kept {
+		return nil // a reviewed case changes only through a review
 	}
 	if src := job.Draft.Case.Sources; len(src) > 0 && src[0].Archived != nil {
 		return nil

@@ -92,7 +92,7 @@ func TestPipelineDraftsSubmissionsAndRecordsArchiveLinks(t *testing.T) {
 	})
 }
 
-func TestSameURLSubmittedConcurrentlyMakesOneCase(t *testing.T) {
+func TestSameURLSubmittedConcurrentlyMakesOneCaseFromOneFetch(t *testing.T) {
 	stores(t, func(t *testing.T, st casefile.Store) {
 		s := newSite(t)
 		d, _ := newDrafter(t, archivetest.NewFake())
@@ -109,7 +109,7 @@ func TestSameURLSubmittedConcurrentlyMakesOneCase(t *testing.T) {
 			go func() {
 				defer wg.Done()
 				u := variants[i%len(variants)]
-				_, err := st.Submit(context.Background(), []casefile.NewSubmission{{URL: canonical(t, u), RawURL: u, Origin: casefile.OriginManual, Batch: "same"}})
+				_, err := st.Submit(context.Background(), []casefile.NewSubmission{{URL: canonical(t, u), RawURL: u, Origin: casefile.OriginManual, Batch: "same", FreshFor: 24 * time.Hour}})
 				if err != nil {
 					t.Errorf("submit %d: %v", i, err)
 				}
@@ -131,6 +131,13 @@ func TestSameURLSubmittedConcurrentlyMakesOneCase(t *testing.T) {
 		}
 		if len(cases) != 1 || len(caseIDs) != 1 {
 			t.Fatalf("got %d cases and case ids %v, want exactly one", len(cases), caseIDs)
+		}
+		// One fetch answered them all, and it wrote one version.
+		if n := s.Hits("/blog/incident-7") + s.Hits("/blog/incident-7/"); n != 1 {
+			t.Errorf("the page was fetched %d times, want once", n)
+		}
+		if cases[0].Version != 1 {
+			t.Errorf("case %s at version %d, want 1", cases[0].ID, cases[0].Version)
 		}
 	})
 }

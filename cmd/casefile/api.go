@@ -27,6 +27,10 @@ type api struct {
 	kick    func()
 	log     *slog.Logger
 	metrics http.Handler
+
+	// freshFor is the freshness window of submissions: a source read less
+	// than this long ago is answered from that read, not fetched again.
+	freshFor time.Duration
 }
 
 func (s *api) routes() http.Handler {
@@ -100,12 +104,12 @@ func (s *api) postSubmissions(w http.ResponseWriter, r *http.Request) {
 	var subs []casefile.NewSubmission
 	var resp submissionResponse
 	for _, raw := range req.URLs {
-		canonical, archived, err := normalize.CanonicalURL(raw)
+		canonical, _, err := normalize.CanonicalURL(raw)
 		if err != nil {
 			resp.Rejected = append(resp.Rejected, rejectedURL{URL: raw, Error: err.Error()})
 			continue
 		}
-		subs = append(subs, casefile.NewSubmission{URL: canonical, RawURL: raw, Archived: archived, Origin: origin, Batch: req.Batch})
+		subs = append(subs, casefile.NewSubmission{URL: canonical, RawURL: raw, Origin: origin, Batch: req.Batch, FreshFor: s.freshFor})
 	}
 	if len(subs) == 0 {
 		writeJSON(w, http.StatusBadRequest, map[string]any{"error": "no valid URL in the request", "rejected": resp.Rejected})

@@ -156,7 +156,8 @@ func TestBackfillSubmitsAListReportsByOutcomeAndResumes(t *testing.T) {
 			}
 		}
 		// The Wayback link was unwrapped: its source is the original page,
-		// fetched from the site, and the capture is its archive link.
+		// fetched from the site. The capture is only an address: archive
+		// links come from the archive stage's lookups (off here).
 		globex := subs[1]
 		if want := strings.Replace(site.URL, "http://", "https://", 1) + "/incidents/globex"; globex.URL != want {
 			t.Errorf("the Wayback link became source %q, want %q", globex.URL, want)
@@ -168,8 +169,8 @@ func TestBackfillSubmitsAListReportsByOutcomeAndResumes(t *testing.T) {
 		if err := c.do(context.Background(), http.MethodGet, "/api/cases/"+globex.CaseID, nil, &stored); err != nil {
 			t.Fatal(err)
 		}
-		if src := stored.Case.Sources; len(src) == 0 || src[0].Archived == nil || *src[0].Archived != wayback {
-			t.Errorf("case %s sources %+v, want the capture %s as the archive link", globex.CaseID, src, wayback)
+		if src := stored.Case.Sources; len(src) == 0 || src[0].Archived != nil {
+			t.Errorf("case %s sources %+v, want archived null: the submitted capture %s is no archive link", globex.CaseID, src, wayback)
 		}
 	})
 

@@ -115,12 +115,21 @@ Postgres in --database-url.`,
 	export.Flags().StringVar(&exportStatus, "status", "approved", "which cases: approved, draft, rejected or all")
 
 	var reviewer, reason string
+	var reviewed int
 	review := func(use string, status casefile.CaseStatus) *cobra.Command {
 		c := &cobra.Command{
-			Use:   use + " ID",
-			Short: fmt.Sprintf("Mark a case %s", status),
-			Args:  exactArgs(1, "cases "+use+" needs a case id, e.g. IL-0001"),
+			Use:   use + " ID --version N",
+			Short: fmt.Sprintf("Mark the version of a case you reviewed %s", status),
+			Long: fmt.Sprintf(`cases %[1]s marks a case %[2]s. --version names the version you read (the
+VERSION column of cases list, "version" in cases show --evidence); it is required.
+When a newer draft of the source arrived since, nothing changes and the command
+fails with exit status 5: read the new version and review it again.`, use, status),
+			Example: fmt.Sprintf("  casefile cases %s IL-0001 --version 2", use),
+			Args:    exactArgs(1, "cases "+use+" needs a case id, e.g. IL-0001"),
 			RunE: func(cmd *cobra.Command, args []string) error {
+				if reviewed <= 0 {
+					return usageError{fmt.Sprintf("cases %s needs --version N, the version you reviewed (see cases list)", use)}
+				}
 				if status == casefile.CaseRejected && reason == "" {
 					return usageError{"cases reject needs --reason"}
 				}
@@ -129,16 +138,19 @@ Postgres in --database-url.`,
 					return err
 				}
 				defer st.Close()
-				if err := st.SetStatus(cmd.Context(), args[0], status, reviewer, reason); err != nil {
+				if err := st.SetStatus(cmd.Context(), args[0], reviewed, status, reviewer, reason); err != nil {
 					return err
 				}
-				fmt.Fprintf(a.stdout, "%s %s\n", args[0], status)
+				fmt.Fprintf(a.stdout, "%s %s (version %d)\n", args[0], status, reviewed)
 				return nil
 			},
 		}
+		c.Flags().IntVar(&reviewed, "version", 0, "the version you reviewed (required); a newer one makes the command fail")
 		c.Flags().StringVar(&reviewer, "reviewer", envOr("USER", "reviewer"), "who reviewed it")
 		if status == casefile.CaseRejected {
-			c.Flags().StringVar(&reason, "reason", "", "why it is rejected")
+			c.Use += " --reason TEXT"
+			c.Example = fmt.Sprintf("  casefile cases %s IL-0001 --version 2 --reason \"a product announcement\"", use)
+			c.Flags().StringVar(&reason, "reason", "", "why it is rejected (required)")
 		}
 		return c
 	}

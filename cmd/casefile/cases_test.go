@@ -116,9 +116,21 @@ func TestCasesListShowReviewAndExport(t *testing.T) {
 					wantLines: []string{`^\[\]$`},
 				},
 				{
-					name:      "approve marks a case approved",
-					args:      []string{"approve", "IL-0001", "--reviewer", "editor"},
-					wantLines: []string{`^IL-0001 approved$`},
+					name:       "approve without --version is a usage error",
+					args:       []string{"approve", "IL-0001", "--reviewer", "editor"},
+					wantCode:   2,
+					wantStderr: "cases approve needs --version N",
+				},
+				{
+					name:       "approve of a version that is not the current one is a conflict",
+					args:       []string{"approve", "IL-0001", "--version", "2", "--reviewer", "editor"},
+					wantCode:   5,
+					wantStderr: "case IL-0001 is at version 1, not the version 2 you reviewed",
+				},
+				{
+					name:      "approve marks the version reviewed approved",
+					args:      []string{"approve", "IL-0001", "--version", "1", "--reviewer", "editor"},
+					wantLines: []string{`^IL-0001 approved \(version 1\)$`},
 				},
 				{
 					name: "export prints only the approved case in the library's format",
@@ -137,14 +149,14 @@ func TestCasesListShowReviewAndExport(t *testing.T) {
 				},
 				{
 					name:       "reject without --reason is a usage error",
-					args:       []string{"reject", "IL-0002"},
+					args:       []string{"reject", "IL-0002", "--version", "1"},
 					wantCode:   2,
 					wantStderr: "cases reject needs --reason",
 				},
 				{
 					name:      "reject with a reason marks the case rejected",
-					args:      []string{"reject", "IL-0002", "--reason", "a duplicate of IL-0001"},
-					wantLines: []string{`^IL-0002 rejected$`},
+					args:      []string{"reject", "IL-0002", "--version", "1", "--reason", "a duplicate of IL-0001"},
+					wantLines: []string{`^IL-0002 rejected \(version 1\)$`},
 				},
 				{
 					name: "list --status shows only the cases with that status",
@@ -173,7 +185,7 @@ func TestCasesListShowReviewAndExport(t *testing.T) {
 				},
 				{
 					name:       "approve of an unknown case is one clear line",
-					args:       []string{"approve", "IL-9999"},
+					args:       []string{"approve", "IL-9999", "--version", "1"},
 					wantCode:   1,
 					wantStderr: "case IL-9999 not found",
 				},

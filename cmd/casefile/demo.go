@@ -45,11 +45,11 @@ func (d *demoSite) submitAndReport(ctx context.Context, st casefile.Store, p *wo
 	batch := "demo-" + time.Now().UTC().Format("20060102T150405")
 	var subs []casefile.NewSubmission
 	for _, u := range d.urls {
-		canonical, archived, err := normalize.CanonicalURL(u)
+		canonical, _, err := normalize.CanonicalURL(u)
 		if err != nil {
 			return err
 		}
-		subs = append(subs, casefile.NewSubmission{URL: canonical, RawURL: u, Archived: archived, Origin: casefile.OriginManual, Batch: batch})
+		subs = append(subs, casefile.NewSubmission{URL: canonical, RawURL: u, Origin: casefile.OriginManual, Batch: batch})
 	}
 	if _, err := st.Submit(ctx, subs); err != nil {
 		return err

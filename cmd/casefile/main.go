@@ -92,7 +92,8 @@ Start here:
   casefile draft URL           draft one page and print the case as JSON
   casefile run                 the whole pipeline on one machine (embedded NATS and store)
 
-Exit status: 0 done, 2 invalid input, 3 not a postmortem, 4 the fetch failed, 1 other errors.`,
+Exit status: 0 done, 2 invalid input, 3 not a postmortem, 4 the fetch failed,
+5 a review of a case version that is no longer current, 1 other errors.`,
 		Version:       version,
 		SilenceUsage:  true,
 		SilenceErrors: true,

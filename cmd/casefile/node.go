@@ -35,6 +35,8 @@ type nodeFlags struct {
 	replicas   int
 	token      string
 	demo       bool
+	// refetchAfter is the freshness window of submissions (a duration).
+	refetchAfter string
 
 	embedded bool
 	roles    workers.Roles
@@ -56,7 +58,21 @@ func (f *nodeFlags) register(cmd *cobra.Command, listenDefault string) {
 	}
 	if f.roles.Relay {
 		f.token = os.Getenv("CASEFILE_API_TOKEN")
+		fs.StringVar(&f.refetchAfter, "refetch-after", envOr("CASEFILE_REFETCH_AFTER", "24h"),
+			"a URL whose page was read less than this long ago is answered from that read, not fetched again; a URL already queued is never fetched twice (env CASEFILE_REFETCH_AFTER; 0: always fetch)")
 	}
+}
+
+// freshFor parses --refetch-after.
+func (f *nodeFlags) freshFor() (time.Duration, error) {
+	if f.refetchAfter == "" {
+		return 0, nil
+	}
+	d, err := time.ParseDuration(f.refetchAfter)
+	if err != nil || d < 0 {
+		return 0, usageError{fmt.Sprintf("invalid --refetch-after %q: give a duration such as 24h, 30m or 0", f.refetchAfter)}
+	}
+	return d, nil
 }
 
 func (a *app) runCommand() *cobra.Command {
@@ -125,6 +141,10 @@ outbox relay that publishes stored submissions to NATS. Writes need
 
 // runNode runs one process of the pipeline until ctx is cancelled.
 func (a *app) runNode(ctx context.Context, f *nodeFlags) (err error) {
+	freshFor, err := f.freshFor()
+	if err != nil {
+		return err
+	}
 	st, storeName, err := f.store.open(ctx)
 	if err != nil {
 		return err
@@ -199,7 +219,7 @@ func (a *app) runNode(ctx context.Context, f *nodeFlags) (err error) {
 		if err != nil {
 			return casefile.Errorf(casefile.ErrInvalid, "listen on %s: %w", f.listen, err)
 		}
-		h := &api{store: st, token: f.token, kick: p.Kick, log: a.log, metrics: promhttp.HandlerFor(reg, promhttp.HandlerOpts{})}
+		h := &api{store: st, token: f.token, kick: p.Kick, log: a.log, metrics: promhttp.HandlerFor(reg, promhttp.HandlerOpts{}), freshFor: freshFor}
 		srv = &http.Server{Handler: h.routes(), ReadHeaderTimeout: 10 * time.Second}
 		apiURL = "http://" + ln.Addr().String()
 		go func() {

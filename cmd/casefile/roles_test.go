@@ -140,17 +140,17 @@ func TestHelpOfEveryCommandNamesItsFlags(t *testing.T) {
 	}{
 		{nil, []string{"--log-level", "--log-format", "--version"}},
 		{[]string{"draft"}, []string{"--evidence", "--allow-private", "--no-archive", "--timeout", "--max-body"}},
-		{[]string{"run"}, []string{"--data", "--database-url", "--listen", "--demo", "--nats-port", "--fetch-workers"}},
+		{[]string{"run"}, []string{"--data", "--database-url", "--listen", "--demo", "--nats-port", "--fetch-workers", "--refetch-after"}},
 		{[]string{"worker"}, []string{"--nats-url", "--database-url", "--listen", "--fetch-workers", "--allow-private"}},
-		{[]string{"serve"}, []string{"--nats-url", "--database-url", "--listen"}},
+		{[]string{"serve"}, []string{"--nats-url", "--database-url", "--listen", "--refetch-after"}},
 		{[]string{"submit"}, []string{"--server", "--wait", "--wait-timeout"}},
 		{[]string{"backfill"}, []string{"--server", "--dry-run", "--state", "--timeout"}},
 		{[]string{"cases"}, []string{"--data", "--database-url", "list", "show", "export", "approve", "reject"}},
 		{[]string{"cases", "list"}, []string{"--status", "--limit", "--data", "--database-url"}},
 		{[]string{"cases", "show"}, []string{"--evidence", "--data", "--database-url"}},
 		{[]string{"cases", "export"}, []string{"--status", "--data", "--database-url"}},
-		{[]string{"cases", "approve"}, []string{"--reviewer"}},
-		{[]string{"cases", "reject"}, []string{"--reviewer", "--reason"}},
+		{[]string{"cases", "approve"}, []string{"--version", "--reviewer"}},
+		{[]string{"cases", "reject"}, []string{"--version", "--reviewer", "--reason"}},
 		{[]string{"eval"}, []string{"--json", "--verbose"}},
 	}
 	for _, tt := range tests {

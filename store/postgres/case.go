@@ -15,10 +15,12 @@ import (
 
 // SaveDraft stores the draft for the submission's source in one
 // transaction: a new case with the next IL id (Inserted), or a new version
-// of the source's case while it is a draft, or nothing when the case was
-// already approved or rejected (Kept, the case left as it was). The stored
-// case gets its IL id, the update time and the source's archive link where
-// the draft has none; the submission is marked drafted. Concurrent calls
+// of the source's case while it is a draft and the draft says something
+// new, or nothing when the draft equals the current version (Unchanged) or
+// the case was already approved or rejected (Kept, the case left as it
+// was). The stored case gets its IL id, the update time and the source's
+// archive link where the draft has none; the submission and the ones it
+// answers are marked drafted. Concurrent calls
 // for one source make one case: the source row is locked first. Errors:
 // ErrNotFound for an unknown submission, ErrTransient when the database is
 // unreachable.
@@ -45,8 +47,9 @@ func (s *Store) SaveDraft(ctx context.Context, submissionID int64, d casefile.Dr
 		var id int64
 		var status string
 		var version int
-		err = tx.QueryRow(ctx, `SELECT id, case_id, status, version FROM cases WHERE source_id = $1 FOR UPDATE`,
-			sourceID).Scan(&id, &res.CaseID, &status, &version)
+		var curBody, curEvidence []byte
+		err = tx.QueryRow(ctx, `SELECT id, case_id, status, version, case_json, evidence_json FROM cases WHERE source_id = $1 FOR UPDATE`,
+			sourceID).Scan(&id, &res.CaseID, &status, &version, &curBody, &curEvidence)
 		found := err == nil
 		if err != nil && !errors.Is(err, pgx.ErrNoRows) {
 			return err
@@ -54,7 +57,7 @@ func (s *Store) SaveDraft(ctx context.Context, submissionID int64, d casefile.Dr
 
 		if found && casefile.CaseStatus(status) != casefile.CaseDraft {
 			res.Kept = true
-			return markDrafted(ctx, tx, submissionID, now)
+			return noteDrafted(ctx, tx, submissionID, sourceID, d.Case, sourceURL, now)
 		}
 
 		if archived == "" {
@@ -92,7 +95,15 @@ func (s *Store) SaveDraft(ctx context.Context, submissionID int64, d casefile.Dr
 			return saveVersion(ctx, tx, id, version, submissionID, body, evidence, sourceID, d.Case, sourceURL, now)
 		}
 
-		body, err := json.Marshal(store.PrepareDraft(d.Case, res.CaseID, sourceURL, archived, now))
+		next := store.PrepareDraft(d.Case, res.CaseID, sourceURL, archived, now)
+		var cur casefile.Case
+		var curEv []casefile.Evidence
+		if json.Unmarshal(curBody, &cur) == nil && json.Unmarshal(curEvidence, &curEv) == nil &&
+			store.SameDraft(cur, curEv, next, d.Evidence) {
+			res.Unchanged = true
+			return noteDrafted(ctx, tx, submissionID, sourceID, d.Case, sourceURL, now)
+		}
+		body, err := json.Marshal(next)
 		if err != nil {
 			return fmt.Errorf("encode case: %w", err)
 		}
@@ -120,27 +131,33 @@ func saveVersion(ctx context.Context, tx pgx.Tx, caseRowID int64, version int, s
 	if err != nil {
 		return err
 	}
-	_, err = tx.Exec(ctx, `
+	return noteDrafted(ctx, tx, submissionID, sourceID, c, sourceURL, now)
+}
+
+// noteDrafted records that the source's page was read and marks the
+// submission, and the open ones it answers, drafted.
+func noteDrafted(ctx context.Context, tx pgx.Tx, submissionID, sourceID int64, c casefile.Case, sourceURL string, now time.Time) error {
+	_, err := tx.Exec(ctx, `
 		UPDATE sources SET kind = CASE WHEN $2::text <> '' THEN $2::text ELSE kind END,
 			fetch_state = 'fetched', last_fetched_at = $3, updated_at = $3
 		WHERE id = $1`, sourceID, store.SourceKind(c, sourceURL), now)
 	if err != nil {
 		return err
 	}
-	return markDrafted(ctx, tx, submissionID, now)
-}
-
-func markDrafted(ctx context.Context, tx pgx.Tx, submissionID int64, now time.Time) error {
-	_, err := tx.Exec(ctx, `UPDATE submissions SET state = 'drafted', error = '', updated_at = $2 WHERE id = $1`,
+	_, err = tx.Exec(ctx, `UPDATE submissions SET state = 'drafted', error = '', updated_at = $2 WHERE id = $1`,
 		submissionID, now)
-	return err
+	if err != nil {
+		return err
+	}
+	return settleAnswered(ctx, tx, submissionID, now)
 }
 
-// SetArchived records archived as the archive link of the source with the
-// canonical URL sourceURL and writes it into the source's case JSON
-// (sources[].archived of the entry with that URL, else the first entry),
-// replacing an older link. Errors: ErrInvalid for an empty argument,
-// ErrNotFound for an unknown source.
+// SetArchived records archived, a capture the archive stage found, as the
+// archive link of the source with the canonical URL sourceURL and writes it
+// into the source's case JSON (sources[].archived of the entry with that
+// URL, else the first entry), replacing an older link, while the case is a
+// draft: an approved or rejected case is left as it was reviewed. Errors:
+// ErrInvalid for an empty argument, ErrNotFound for an unknown source.
 func (s *Store) SetArchived(ctx context.Context, sourceURL, archived string) error {
 	if sourceURL == "" || archived == "" {
 		return casefile.Errorf(casefile.ErrInvalid, "set archive link: source url and archive link are required")
@@ -159,11 +176,11 @@ func (s *Store) SetArchived(ctx context.Context, sourceURL, archived string) err
 }
 
 // patchCaseArchived writes the archive link into the source's case, if it
-// has one.
+// has one and it is a draft.
 func (s *Store) patchCaseArchived(ctx context.Context, tx pgx.Tx, sourceID int64, sourceURL, archived string, now time.Time) error {
 	var id int64
 	var body []byte
-	err := tx.QueryRow(ctx, `SELECT id, case_json FROM cases WHERE source_id = $1 FOR UPDATE`, sourceID).Scan(&id, &body)
+	err := tx.QueryRow(ctx, `SELECT id, case_json FROM cases WHERE source_id = $1 AND status = 'draft' FOR UPDATE`, sourceID).Scan(&id, &body)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return nil
 	}
@@ -248,13 +265,14 @@ func (s *Store) Case(ctx context.Context, id string) (casefile.StoredCase, error
 	return sc, err
 }
 
-// SetStatus records a review decision on the case with the IL id: approved
-// and rejected set review.reviewed_by (reviewer, null when empty) and
-// review.reviewed_at in the case JSON, draft reopens the case and clears
-// them. reason is kept as the reject reason when rejecting and ignored
-// otherwise. Errors: ErrInvalid for an unknown status, ErrNotFound for an
-// unknown case.
-func (s *Store) SetStatus(ctx context.Context, id string, status casefile.CaseStatus, reviewer, reason string) error {
+// SetStatus records a review decision on version of the case with the IL
+// id: approved and rejected set review.reviewed_by (reviewer, null when
+// empty) and review.reviewed_at in the case JSON, draft reopens the case and
+// clears them. reason is kept as the reject reason when rejecting and
+// ignored otherwise. Errors: ErrInvalid for an unknown status or no
+// version, ErrNotFound for an unknown case, ErrConflict when version is not
+// the case's current version (a newer draft arrived since it was read).
+func (s *Store) SetStatus(ctx context.Context, id string, version int, status casefile.CaseStatus, reviewer, reason string) error {
 	if err := store.CheckStatus(status); err != nil {
 		return err
 	}
@@ -265,9 +283,13 @@ func (s *Store) SetStatus(ctx context.Context, id string, status casefile.CaseSt
 		now := s.now()
 		var rowID int64
 		var body []byte
-		err := tx.QueryRow(ctx, `SELECT id, case_json FROM cases WHERE case_id = $1 FOR UPDATE`, id).Scan(&rowID, &body)
+		var current int
+		err := tx.QueryRow(ctx, `SELECT id, case_json, version FROM cases WHERE case_id = $1 FOR UPDATE`, id).Scan(&rowID, &body, &current)
 		if err != nil {
 			return notFound(err, "case %s not found", id)
+		}
+		if err := store.CheckVersion(id, current, version); err != nil {
+			return err
 		}
 		var c casefile.Case
 		if err := json.Unmarshal(body, &c); err != nil {

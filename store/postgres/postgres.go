@@ -270,7 +270,7 @@ func transient(err error) bool {
 		errors.Is(err, errRetry)
 }
 
-var kinds = []error{casefile.ErrInvalid, casefile.ErrNotPostmortem, casefile.ErrTransient, casefile.ErrPermanent, casefile.ErrNotFound}
+var kinds = []error{casefile.ErrInvalid, casefile.ErrNotPostmortem, casefile.ErrTransient, casefile.ErrPermanent, casefile.ErrNotFound, casefile.ErrConflict}
 
 // classify names the operation in err and gives it its kind: errors the
 // store made itself keep theirs, unreachable-database errors become

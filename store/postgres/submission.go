@@ -2,7 +2,9 @@ package postgres
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 
@@ -12,7 +14,7 @@ import (
 
 const selectSubmission = `
 SELECT sub.id, s.url, sub.raw_url, sub.origin, sub.batch, sub.state, sub.error,
-       coalesce(c.case_id, ''), sub.attempts, sub.created_at, sub.updated_at
+       coalesce(c.case_id, ''), coalesce(sub.answered_by, 0), sub.attempts, sub.created_at, sub.updated_at
 FROM submissions sub
 JOIN sources s ON s.id = sub.source_id
 LEFT JOIN cases c ON c.source_id = sub.source_id`
@@ -21,7 +23,7 @@ func scanSubmission(row pgx.Row) (casefile.Submission, error) {
 	var sub casefile.Submission
 	var origin, state string
 	err := row.Scan(&sub.ID, &sub.URL, &sub.RawURL, &origin, &sub.Batch, &state, &sub.Error,
-		&sub.CaseID, &sub.Attempts, &sub.CreatedAt, &sub.UpdatedAt)
+		&sub.CaseID, &sub.AnsweredBy, &sub.Attempts, &sub.CreatedAt, &sub.UpdatedAt)
 	sub.Origin = casefile.Origin(origin)
 	sub.State = casefile.SubmissionState(state)
 	sub.CreatedAt = sub.CreatedAt.UTC()
@@ -39,13 +41,16 @@ func collectSubmissions(rows pgx.Rows, err error) ([]casefile.Submission, error)
 }
 
 // Submit records each URL as a source (upserted by canonical URL) with a
-// submission in state queued and an outbox entry, all in one transaction,
-// and returns the submissions in the order given. A submission whose
-// Archived is set stores it as the source's archive link (and in the
-// source's case, if any); an empty one never clears a link. A source that
-// already has a case reports its id in CaseID. Errors: ErrInvalid for an
-// empty URL or unknown origin (nothing is stored), ErrTransient when the
-// database is unreachable.
+// submission, all in one transaction, and returns the submissions in the
+// order given. A source with a fetch queued or running answers the new
+// submission (AnsweredBy, state queued until that fetch ends); a source
+// read within the submission's FreshFor answers it at once (its state and
+// reason copied); any other submission is queued with an outbox entry. The
+// source row stays locked until the commit, so a fetch that ends meanwhile
+// settles the submissions it answers. A source that already has a case
+// reports its id in CaseID. Errors: ErrInvalid for an empty URL or unknown
+// origin (nothing is stored), ErrTransient when the database is
+// unreachable.
 func (s *Store) Submit(ctx context.Context, subs []casefile.NewSubmission) ([]casefile.Submission, error) {
 	checked := make([]casefile.NewSubmission, len(subs))
 	for i, ns := range subs {
@@ -65,29 +70,13 @@ func (s *Store) Submit(ctx context.Context, subs []casefile.NewSubmission) ([]ca
 		for i, ns := range checked {
 			var sourceID int64
 			err := tx.QueryRow(ctx, `
-				INSERT INTO sources (url, archived, archive_state, created_at, updated_at)
-				VALUES ($1, $2::text, CASE WHEN $2::text = '' THEN 'none' ELSE 'archived' END, $3, $3)
-				ON CONFLICT (url) DO UPDATE SET
-					updated_at = EXCLUDED.updated_at,
-					archived = CASE WHEN EXCLUDED.archived <> '' THEN EXCLUDED.archived ELSE sources.archived END,
-					archive_state = CASE WHEN EXCLUDED.archived <> '' THEN 'archived' ELSE sources.archive_state END
-				RETURNING id`, ns.URL, ns.Archived, now).Scan(&sourceID)
+				INSERT INTO sources (url, created_at, updated_at) VALUES ($1, $2, $2)
+				ON CONFLICT (url) DO UPDATE SET updated_at = EXCLUDED.updated_at
+				RETURNING id`, ns.URL, now).Scan(&sourceID)
 			if err != nil {
 				return err
 			}
-			if ns.Archived != "" {
-				if err := s.patchCaseArchived(ctx, tx, sourceID, ns.URL, ns.Archived, now); err != nil {
-					return err
-				}
-			}
-			err = tx.QueryRow(ctx, `
-				INSERT INTO submissions (source_id, raw_url, origin, batch, state, created_at, updated_at)
-				VALUES ($1, $2, $3, $4, 'queued', $5, $5)
-				RETURNING id`, sourceID, ns.RawURL, string(ns.Origin), ns.Batch, now).Scan(&ids[i])
-			if err != nil {
-				return err
-			}
-			if _, err := tx.Exec(ctx, `INSERT INTO outbox (submission_id, created_at) VALUES ($1, $2)`, ids[i], now); err != nil {
+			if ids[i], err = insertSubmission(ctx, tx, sourceID, ns, now); err != nil {
 				return err
 			}
 		}
@@ -109,6 +98,61 @@ func (s *Store) Submit(ctx context.Context, subs []casefile.NewSubmission) ([]ca
 		return nil, err
 	}
 	return out, nil
+}
+
+// insertSubmission adds one submission of the source: answered by the
+// source's open fetch, or by its read within ns.FreshFor, or else queued
+// with an outbox entry. The caller holds the source row's lock.
+func insertSubmission(ctx context.Context, tx pgx.Tx, sourceID int64, ns casefile.NewSubmission, now time.Time) (int64, error) {
+	var answer int64
+	state, reason := string(casefile.StateQueued), ""
+	err := tx.QueryRow(ctx, `
+		SELECT id FROM submissions
+		WHERE source_id = $1 AND answered_by IS NULL AND state IN ('queued', 'running')
+		ORDER BY id LIMIT 1`, sourceID).Scan(&answer)
+	if errors.Is(err, pgx.ErrNoRows) && ns.FreshFor > 0 {
+		err = tx.QueryRow(ctx, `
+			SELECT sub.id, sub.state, sub.error
+			FROM submissions sub JOIN sources s ON s.id = sub.source_id
+			WHERE sub.source_id = $1 AND sub.answered_by IS NULL AND sub.state IN ('drafted', 'not_postmortem')
+				AND s.fetch_state = 'fetched' AND s.last_fetched_at >= $2
+			ORDER BY sub.id DESC LIMIT 1`, sourceID, now.Add(-ns.FreshFor)).Scan(&answer, &state, &reason)
+	}
+	if err != nil && !errors.Is(err, pgx.ErrNoRows) {
+		return 0, err
+	}
+	var id int64
+	err = tx.QueryRow(ctx, `
+		INSERT INTO submissions (source_id, raw_url, origin, batch, state, error, answered_by, created_at, updated_at)
+		VALUES ($1, $2, $3, $4, $5, $6, NULLIF($7::bigint, 0), $8, $8)
+		RETURNING id`, sourceID, ns.RawURL, string(ns.Origin), ns.Batch, state, reason, answer, now).Scan(&id)
+	if err != nil || answer != 0 {
+		return id, err
+	}
+	_, err = tx.Exec(ctx, `INSERT INTO outbox (submission_id, created_at) VALUES ($1, $2)`, id, now)
+	return id, err
+}
+
+// lockSource locks the row of the submission's source, the first lock of
+// every transaction that ends a submission (Submit and SaveDraft take it
+// too), so that a submission answered by it is never left open.
+func lockSource(ctx context.Context, tx pgx.Tx, submissionID int64) error {
+	var id int64
+	err := tx.QueryRow(ctx, `
+		SELECT s.id FROM sources s JOIN submissions sub ON sub.source_id = s.id
+		WHERE sub.id = $1 FOR UPDATE OF s`, submissionID).Scan(&id)
+	return notFound(err, "submission %d not found", submissionID)
+}
+
+// settleAnswered gives the open submissions the submission answers its
+// final state and reason, once it has one.
+func settleAnswered(ctx context.Context, tx pgx.Tx, submissionID int64, now time.Time) error {
+	_, err := tx.Exec(ctx, `
+		UPDATE submissions AS f SET state = p.state, error = p.error, updated_at = $2
+		FROM submissions AS p
+		WHERE p.id = $1 AND f.answered_by = p.id
+			AND f.state IN ('queued', 'running') AND p.state NOT IN ('queued', 'running')`, submissionID, now)
+	return err
 }
 
 // Submission returns the submission with the given id, or an ErrNotFound
@@ -178,28 +222,35 @@ func (s *Store) MarkSent(ctx context.Context, submissionIDs []int64) error {
 }
 
 // StartAttempt marks the submission running, counts the attempt and clears
-// the error of an earlier attempt; a finished submission that runs again
-// (a redelivered or redriven job) is reopened so. Unknown ids are an
-// ErrNotFound error.
-func (s *Store) StartAttempt(ctx context.Context, submissionID int64) error {
-	return s.inTx(ctx, fmt.Sprintf("start attempt of submission %d", submissionID), func(tx pgx.Tx) error {
+// the error of an earlier attempt, and reports true. A submission already
+// in a final state is left as it is and StartAttempt reports false: the job
+// is a late copy (a redelivery after the outcome was stored). Unknown ids
+// are an ErrNotFound error.
+func (s *Store) StartAttempt(ctx context.Context, submissionID int64) (bool, error) {
+	started := false
+	err := s.inTx(ctx, fmt.Sprintf("start attempt of submission %d", submissionID), func(tx pgx.Tx) error {
 		tag, err := tx.Exec(ctx, `
 			UPDATE submissions SET state = 'running', attempts = attempts + 1, error = '', updated_at = $2
-			WHERE id = $1`, submissionID, s.now())
+			WHERE id = $1 AND state IN ('queued', 'running')`, submissionID, s.now())
 		if err != nil {
 			return err
 		}
-		if tag.RowsAffected() == 0 {
-			return casefile.Errorf(casefile.ErrNotFound, "submission %d not found", submissionID)
+		if started = tag.RowsAffected() > 0; started {
+			return nil
 		}
-		return nil
+		var state string
+		err = tx.QueryRow(ctx, `SELECT state FROM submissions WHERE id = $1`, submissionID).Scan(&state)
+		return notFound(err, "submission %d not found", submissionID)
 	})
+	return started, err
 }
 
-// Finish marks the submission with a final state other than drafted
-// (not_postmortem, failed, dead_lettered) and its reason, and records on
-// the source whether its page was read (not_postmortem) or not (failed).
-// Errors: ErrInvalid for another state, ErrNotFound for an unknown id.
+// Finish marks the open submission with a final state other than drafted
+// (not_postmortem, failed, dead_lettered) and its reason, gives the
+// submissions it answers the same, and records on the source whether its
+// page was read (not_postmortem) or not (failed). A submission already
+// final is left as it is: the first outcome stands. Errors: ErrInvalid for
+// another state, ErrNotFound for an unknown id.
 func (s *Store) Finish(ctx context.Context, submissionID int64, state casefile.SubmissionState, reason string) error {
 	if err := store.CheckFinish(submissionID, state); err != nil {
 		return err
@@ -213,8 +264,16 @@ func (s *Store) Finish(ctx context.Context, submissionID int64, state casefile.S
 	}
 	return s.inTx(ctx, fmt.Sprintf("finish submission %d", submissionID), func(tx pgx.Tx) error {
 		now := s.now()
+		// The source first: SaveDraft locks source, then submission.
+		if err := lockSource(ctx, tx, submissionID); err != nil {
+			return err
+		}
+		var open bool
+		err := tx.QueryRow(ctx, `SELECT state IN ('queued', 'running') FROM submissions WHERE id = $1`, submissionID).Scan(&open)
+		if err != nil || !open {
+			return err
+		}
 		if fetch != "" {
-			// The source first: SaveDraft locks source, then submission.
 			_, err := tx.Exec(ctx, `
 				UPDATE sources SET fetch_state = $2, last_fetched_at = $3, updated_at = $3
 				WHERE id = (SELECT source_id FROM submissions WHERE id = $1)`, submissionID, fetch, now)
@@ -222,23 +281,21 @@ func (s *Store) Finish(ctx context.Context, submissionID int64, state casefile.S
 				return err
 			}
 		}
-		tag, err := tx.Exec(ctx, `UPDATE submissions SET state = $2, error = $3, updated_at = $4 WHERE id = $1`,
+		_, err = tx.Exec(ctx, `UPDATE submissions SET state = $2, error = $3, updated_at = $4 WHERE id = $1`,
 			submissionID, string(state), reason, now)
 		if err != nil {
 			return err
 		}
-		if tag.RowsAffected() == 0 {
-			return casefile.Errorf(casefile.ErrNotFound, "submission %d not found", submissionID)
-		}
-		return nil
+		return settleAnswered(ctx, tx, submissionID, now)
 	})
 }
 
 // RecordDeadLetter stores the dead letter, once per stream and sequence
 // (recording it again changes nothing), and marks its submission
 // dead_lettered with the reason, unless the submission already ended
-// drafted or not_postmortem (a late copy of a job that succeeded). A
-// SubmissionID of 0 or an unknown one stores the dead letter alone.
+// drafted or not_postmortem (a late copy of a job that succeeded), and
+// gives the submissions it answers the same state. A SubmissionID of 0 or
+// an unknown one stores the dead letter alone.
 // Errors: ErrInvalid without a stream or sequence.
 func (s *Store) RecordDeadLetter(ctx context.Context, dl casefile.DeadLetter) error {
 	dl, err := store.PrepareDeadLetter(dl)
@@ -256,10 +313,18 @@ func (s *Store) RecordDeadLetter(ctx context.Context, dl casefile.DeadLetter) er
 		if err != nil || dl.SubmissionID == 0 {
 			return err
 		}
+		if err := lockSource(ctx, tx, dl.SubmissionID); casefile.KindOf(err) == casefile.KindNotFound {
+			return nil
+		} else if err != nil {
+			return err
+		}
 		_, err = tx.Exec(ctx, `
 			UPDATE submissions SET state = 'dead_lettered', error = $2, updated_at = $3
 			WHERE id = $1 AND state NOT IN ('drafted', 'not_postmortem')`, dl.SubmissionID, reason, now)
-		return err
+		if err != nil {
+			return err
+		}
+		return settleAnswered(ctx, tx, dl.SubmissionID, now)
 	})
 }
 

@@ -30,14 +30,14 @@ func Example() {
 	fmt.Println("to publish:", out[0].URL)
 	_ = s.MarkSent(ctx, []int64{out[0].SubmissionID})
 
-	_ = s.StartAttempt(ctx, subs[0].ID)
+	_, _ = s.StartAttempt(ctx, subs[0].ID)
 	res, _ := s.SaveDraft(ctx, subs[0].ID, casefile.Draft{Case: casefile.Case{
 		Org:     "Example",
 		Sources: []casefile.Source{{URL: u, Kind: "official-status"}},
 	}})
 	fmt.Println("drafted:", res.CaseID, res.Inserted)
 
-	_ = s.SetStatus(ctx, res.CaseID, casefile.CaseApproved, "ana", "")
+	_ = s.SetStatus(ctx, res.CaseID, 1, casefile.CaseApproved, "ana", "")
 	c, _ := s.Case(ctx, res.CaseID)
 	fmt.Println(c.ID, c.Status, *c.Case.Review.ReviewedBy)
 	// Output:

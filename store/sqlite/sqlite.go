@@ -216,7 +216,7 @@ func busy(err error) bool {
 	return false
 }
 
-var kinds = []error{casefile.ErrInvalid, casefile.ErrNotPostmortem, casefile.ErrTransient, casefile.ErrPermanent, casefile.ErrNotFound}
+var kinds = []error{casefile.ErrInvalid, casefile.ErrNotPostmortem, casefile.ErrTransient, casefile.ErrPermanent, casefile.ErrNotFound, casefile.ErrConflict}
 
 // classify names the operation in err and gives it its kind: errors the
 // store made itself keep theirs, a locked database becomes ErrTransient,

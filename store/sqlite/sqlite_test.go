@@ -3,6 +3,7 @@ package sqlite_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"path/filepath"
 	"sync"
 	"testing"
@@ -92,7 +93,8 @@ func TestTwoStoresOnOneFile(t *testing.T) {
 				errs <- err
 				return
 			}
-			if _, err := s.SaveDraft(ctx, subs[0].ID, casefile.Draft{}); err != nil {
+			// Each draft says something new, so each is a version.
+			if _, err := s.SaveDraft(ctx, subs[0].ID, casefile.Draft{Case: casefile.Case{Org: fmt.Sprint(i)}}); err != nil {
 				errs <- err
 			}
 		})

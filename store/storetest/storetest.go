@@ -35,11 +35,17 @@ func Run(t *testing.T, open func(t *testing.T) casefile.Store) {
 		{"unknown submissions are not found", testSubmissionNotFound},
 		{"the outbox lists unsent entries until they are marked sent", testOutbox},
 		{"start attempt marks running and counts attempts", testStartAttempt},
+		{"a late copy of a job neither reopens nor changes a final submission", testFinalStatesStay},
 		{"save draft assigns increasing IL ids", testCaseIDs},
 		{"a draft round-trips through the store", testDraftRoundTrip},
 		{"a second draft of a source makes a new version of the same case", testSaveDraftTwice},
 		{"a reviewed case is kept when a new draft arrives", testSaveDraftKeepsReviewed},
-		{"a submitted archive link fills the case's missing one", testSubmitArchived},
+		{"a reviewed case is unchanged by a re-submission, a re-draft and the archive stage", testReviewedCaseUnchanged},
+		{"a submitted Wayback link is no archive link", testSubmittedWaybackLinkIsNoArchiveLink},
+		{"a review names its version and fails when it is not current", testReviewPinsVersion},
+		{"a re-draft with the same content writes no version", testRedraftSameContent},
+		{"duplicate submissions are answered by the queued or recent fetch", testDuplicateSubmissionsAnswered},
+		{"concurrent duplicate submissions make one fetch and none stays open", testConcurrentDuplicatesOneFetch},
 		{"set archived reaches the case JSON", testSetArchived},
 		{"set archived before the draft reaches the draft", testSetArchivedBeforeDraft},
 		{"finish records final states and refuses others", testFinish},
@@ -273,7 +279,8 @@ func testSubmissionNotFound(t *testing.T, s casefile.Store) {
 	if err != nil && err.Error() != "submission 999999 not found" {
 		t.Errorf("Submission error = %q, want %q", err, "submission 999999 not found")
 	}
-	wantKind(t, "StartAttempt", s.StartAttempt(ctx(t), id), casefile.ErrNotFound)
+	_, err = s.StartAttempt(ctx(t), id)
+	wantKind(t, "StartAttempt", err, casefile.ErrNotFound)
 	wantKind(t, "Finish", s.Finish(ctx(t), id, casefile.StateFailed, "gone"), casefile.ErrNotFound)
 	_, err = s.SaveDraft(ctx(t), id, draft("https://a.example/", "T"))
 	wantKind(t, "SaveDraft", err, casefile.ErrNotFound)
@@ -323,24 +330,57 @@ func testOutbox(t *testing.T, s casefile.Store) {
 func testStartAttempt(t *testing.T, s casefile.Store) {
 	sub := submitURL(t, s, "https://a.example/post")
 	for range 2 {
-		if err := s.StartAttempt(ctx(t), sub.ID); err != nil {
-			t.Fatalf("StartAttempt: %v", err)
+		if started, err := s.StartAttempt(ctx(t), sub.ID); err != nil || !started {
+			t.Fatalf("StartAttempt = %v, %v; want started", started, err)
 		}
 	}
 	got := getSubmission(t, s, sub.ID)
 	if got.State != casefile.StateRunning || got.Attempts != 2 {
 		t.Errorf("after two attempts: state %q, attempts %d; want running, 2", got.State, got.Attempts)
 	}
-	// A redelivered job reopens a failed submission.
-	if err := s.Finish(ctx(t), sub.ID, casefile.StateFailed, "fetch: 503"); err != nil {
-		t.Fatalf("Finish: %v", err)
+}
+
+// testFinalStatesStay: a late copy of a job (a fetch redelivered after its
+// outcome was stored) neither reopens its submission nor changes its
+// outcome, whatever the final state.
+func testFinalStatesStay(t *testing.T, s casefile.Store) {
+	tests := []struct {
+		name  string
+		state casefile.SubmissionState
+	}{
+		{"drafted", casefile.StateDrafted},
+		{"not a postmortem", casefile.StateNotPostmortem},
+		{"failed", casefile.StateFailed},
+		{"dead lettered", casefile.StateDeadLettered},
 	}
-	if err := s.StartAttempt(ctx(t), sub.ID); err != nil {
-		t.Fatalf("StartAttempt: %v", err)
-	}
-	got = getSubmission(t, s, sub.ID)
-	if got.State != casefile.StateRunning || got.Attempts != 3 || got.Error != "" {
-		t.Errorf("after a third attempt: state %q, attempts %d, error %q; want running, 3, no error", got.State, got.Attempts, got.Error)
+	for i, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			u := fmt.Sprintf("https://a.example/final-%d", i)
+			sub := submitURL(t, s, u)
+			if _, err := s.StartAttempt(ctx(t), sub.ID); err != nil {
+				t.Fatalf("StartAttempt: %v", err)
+			}
+			if tt.state == casefile.StateDrafted {
+				saveDraft(t, s, sub.ID, draft(u, "T"))
+			} else if err := s.Finish(ctx(t), sub.ID, tt.state, "first outcome"); err != nil {
+				t.Fatalf("Finish: %v", err)
+			}
+			before := getSubmission(t, s, sub.ID)
+			started, err := s.StartAttempt(ctx(t), sub.ID)
+			if err != nil || started {
+				t.Errorf("StartAttempt of a %s submission = %v, %v; want not started", tt.state, started, err)
+			}
+			if err := s.Finish(ctx(t), sub.ID, casefile.StateFailed, "a late copy failed"); err != nil {
+				t.Errorf("Finish of a %s submission: %v", tt.state, err)
+			}
+			after := getSubmission(t, s, sub.ID)
+			if diff := cmp.Diff(before, after); diff != "" {
+				t.Errorf("a late copy changed the %s submission (-before +after):\n%s", tt.state, diff)
+			}
+			if !after.State.Final() {
+				t.Errorf("state %s is not final", after.State)
+			}
+		})
 	}
 }
 
@@ -427,7 +467,7 @@ func testSaveDraftKeepsReviewed(t *testing.T, s casefile.Store) {
 		t.Run(string(status), func(t *testing.T) {
 			u := "https://a.example/" + string(status)
 			first := saveDraft(t, s, submitURL(t, s, u).ID, draft(u, "Reviewed"))
-			if err := s.SetStatus(ctx(t), first.CaseID, status, "ana", "not an incident"); err != nil {
+			if err := s.SetStatus(ctx(t), first.CaseID, 1, status, "ana", "not an incident"); err != nil {
 				t.Fatalf("SetStatus: %v", err)
 			}
 			before := getCase(t, s, first.CaseID)
@@ -447,25 +487,248 @@ func testSaveDraftKeepsReviewed(t *testing.T, s casefile.Store) {
 	}
 }
 
-func testSubmitArchived(t *testing.T, s casefile.Store) {
+// testReviewedCaseUnchanged: a reviewed case changes only through a review.
+// Its URL submitted again wrapped as a Wayback link, drafted again, and a
+// capture the archive stage then finds leave it exactly as reviewed.
+func testReviewedCaseUnchanged(t *testing.T, s casefile.Store) {
+	for _, status := range []casefile.CaseStatus{casefile.CaseApproved, casefile.CaseRejected} {
+		t.Run(string(status), func(t *testing.T) {
+			u := "https://a.example/" + string(status)
+			first := saveDraft(t, s, submitURL(t, s, u).ID, draft(u, "Reviewed"))
+			if err := s.SetStatus(ctx(t), first.CaseID, 1, status, "ana", "not an incident"); err != nil {
+				t.Fatalf("SetStatus: %v", err)
+			}
+			before := getCase(t, s, first.CaseID)
+			wayback := "https://web.archive.org/web/19990101000000/" + u + "?utm_source=x"
+			sub := submit(t, s, casefile.NewSubmission{URL: u, RawURL: wayback, FreshFor: time.Hour})[0]
+			if sub.State != casefile.StateDrafted || sub.CaseID != first.CaseID {
+				t.Errorf("re-submission: state %s, case %q; want drafted at once from the recent read, %s", sub.State, sub.CaseID, first.CaseID)
+			}
+			again := submitURL(t, s, u)
+			if res := saveDraft(t, s, again.ID, draft(u, "Newer draft")); !res.Kept {
+				t.Errorf("SaveDraft over a reviewed case = %+v, want kept", res)
+			}
+			if err := s.SetArchived(ctx(t), u, "https://web.archive.org/web/20240305120000/"+u); err != nil {
+				t.Fatalf("SetArchived: %v", err)
+			}
+			after := getCase(t, s, first.CaseID)
+			if diff := cmp.Diff(before, after); diff != "" {
+				t.Errorf("reviewed case changed (-before +after):\n%s", diff)
+			}
+		})
+	}
+}
+
+// testSubmittedWaybackLinkIsNoArchiveLink: a Wayback link is only the
+// address a submitter had; the case's archive link comes from the archive
+// stage (SetArchived) or a draft that carries one.
+func testSubmittedWaybackLinkIsNoArchiveLink(t *testing.T, s casefile.Store) {
 	const u = "https://a.example/post"
 	const link = "https://web.archive.org/web/20240305120000/https://a.example/post"
-	sub := submit(t, s, casefile.NewSubmission{URL: u, RawURL: link, Archived: link})[0]
-	// A later plain submission does not clear the link.
-	submitURL(t, s, u)
+	sub := submit(t, s, casefile.NewSubmission{URL: u, RawURL: link})[0]
 	res := saveDraft(t, s, sub.ID, draft(u, "T"))
-	got := getCase(t, s, res.CaseID)
-	if a := got.Case.Sources[0].Archived; a == nil || *a != link {
-		t.Errorf("case sources[0].archived = %v, want %s", a, link)
+	if a := getCase(t, s, res.CaseID).Case.Sources[0].Archived; a != nil {
+		t.Errorf("case sources[0].archived = %q, want null until the archive stage finds a capture", *a)
 	}
 	// A draft that carries its own link keeps it.
 	const own = "https://web.archive.org/web/20250101000000/https://b.example/post"
-	sub2 := submit(t, s, casefile.NewSubmission{URL: "https://b.example/post", Archived: link})[0]
+	sub2 := submit(t, s, casefile.NewSubmission{URL: "https://b.example/post", RawURL: link})[0]
 	d := draft("https://b.example/post", "T")
 	d.Case.Sources[0].Archived = ptr(own)
 	got2 := getCase(t, s, saveDraft(t, s, sub2.ID, d).CaseID)
 	if a := got2.Case.Sources[0].Archived; a == nil || *a != own {
 		t.Errorf("case with its own link: sources[0].archived = %v, want %s", a, own)
+	}
+}
+
+// testReviewPinsVersion: a review names the version it read; once a newer
+// draft replaced it, the review fails with a conflict and changes nothing.
+func testReviewPinsVersion(t *testing.T, s casefile.Store) {
+	for _, status := range []casefile.CaseStatus{casefile.CaseApproved, casefile.CaseRejected} {
+		t.Run(string(status), func(t *testing.T) {
+			u := "https://a.example/" + string(status)
+			id := saveDraft(t, s, submitURL(t, s, u).ID, draft(u, "Read by the reviewer")).CaseID
+			saveDraft(t, s, submitURL(t, s, u).ID, draft(u, "Arrived while they read"))
+			before := getCase(t, s, id)
+			err := s.SetStatus(ctx(t), id, 1, status, "ana", "reason")
+			wantKind(t, "SetStatus of version 1 when 2 is current", err, casefile.ErrConflict)
+			if casefile.KindOf(err) != casefile.KindConflict || !strings.Contains(fmt.Sprint(err), "version 2") {
+				t.Errorf("error %v: want a conflict that names the current version 2", err)
+			}
+			err = s.SetStatus(ctx(t), id, 0, status, "ana", "reason")
+			wantKind(t, "SetStatus without a version", err, casefile.ErrInvalid)
+			if diff := cmp.Diff(before, getCase(t, s, id)); diff != "" {
+				t.Errorf("refused reviews changed the case (-before +after):\n%s", diff)
+			}
+			if err := s.SetStatus(ctx(t), id, 2, status, "ana", "reason"); err != nil {
+				t.Fatalf("SetStatus of the current version: %v", err)
+			}
+			if got := getCase(t, s, id); got.Status != status || got.Version != 2 || got.Case.Title.EN != "Arrived while they read" {
+				t.Errorf("after the review: status %s, version %d, title %q", got.Status, got.Version, got.Case.Title.EN)
+			}
+		})
+	}
+}
+
+// testRedraftSameContent: a draft equal to the current version writes no
+// new version and still ends its submission drafted.
+func testRedraftSameContent(t *testing.T, s casefile.Store) {
+	const u = "https://a.example/post"
+	first := saveDraft(t, s, submitURL(t, s, u).ID, draft(u, "Same"))
+	before := getCase(t, s, first.CaseID)
+	sub := submitURL(t, s, u)
+	res := saveDraft(t, s, sub.ID, draft(u, "Same"))
+	if diff := cmp.Diff(casefile.SaveResult{CaseID: first.CaseID, Unchanged: true}, res); diff != "" {
+		t.Errorf("SaveDraft of the same content (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(before, getCase(t, s, first.CaseID)); diff != "" {
+		t.Errorf("an identical draft changed the case (-before +after):\n%s", diff)
+	}
+	if got := getSubmission(t, s, sub.ID); got.State != casefile.StateDrafted || got.CaseID != first.CaseID {
+		t.Errorf("submission: state %s, case %q; want drafted, %s", got.State, got.CaseID, first.CaseID)
+	}
+	// New content is a new version.
+	if res := saveDraft(t, s, submitURL(t, s, u).ID, draft(u, "Changed")); res.Unchanged || getCase(t, s, first.CaseID).Version != 2 {
+		t.Errorf("SaveDraft of new content = %+v, want version 2", res)
+	}
+}
+
+// testDuplicateSubmissionsAnswered: a source with a fetch queued, or read
+// within the freshness window, is not fetched again; the new submission is
+// answered by the earlier one and ends in its state.
+func testDuplicateSubmissionsAnswered(t *testing.T, s casefile.Store) {
+	outboxIDs := func() map[int64]bool {
+		t.Helper()
+		out, err := s.Outbox(ctx(t), 1000)
+		if err != nil {
+			t.Fatalf("Outbox: %v", err)
+		}
+		ids := map[int64]bool{}
+		for _, e := range out {
+			ids[e.SubmissionID] = true
+		}
+		return ids
+	}
+	const day = 24 * time.Hour
+	tests := []struct {
+		name string
+		// end ends the first submission of u.
+		end       func(t *testing.T, sub casefile.Submission, u string)
+		wantState casefile.SubmissionState
+		// fresh: a later submission inside the window is answered at once.
+		fresh bool
+	}{
+		{"drafted", func(t *testing.T, sub casefile.Submission, u string) { saveDraft(t, s, sub.ID, draft(u, "T")) }, casefile.StateDrafted, true},
+		{"not a postmortem", func(t *testing.T, sub casefile.Submission, u string) {
+			if err := s.Finish(ctx(t), sub.ID, casefile.StateNotPostmortem, "a product announcement"); err != nil {
+				t.Fatal(err)
+			}
+		}, casefile.StateNotPostmortem, true},
+		{"failed", func(t *testing.T, sub casefile.Submission, u string) {
+			if err := s.Finish(ctx(t), sub.ID, casefile.StateFailed, "404"); err != nil {
+				t.Fatal(err)
+			}
+		}, casefile.StateFailed, false},
+		{"dead lettered", func(t *testing.T, sub casefile.Submission, u string) {
+			if err := s.RecordDeadLetter(ctx(t), casefile.DeadLetter{Stream: "CASEFILE", StreamSeq: uint64(sub.ID), SubmissionID: sub.ID, Reason: "bug"}); err != nil {
+				t.Fatal(err)
+			}
+		}, casefile.StateDeadLettered, false},
+	}
+	for i, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			u := fmt.Sprintf("https://a.example/dup-%d", i)
+			batch := fmt.Sprintf("dup-%d", i)
+			subs := submit(t, s,
+				casefile.NewSubmission{URL: u, Batch: batch, FreshFor: day},
+				casefile.NewSubmission{URL: u, RawURL: u + "?utm_source=x", Batch: batch, FreshFor: day},
+			)
+			later := submit(t, s, casefile.NewSubmission{URL: u, Batch: batch})[0]
+			queued := outboxIDs()
+			if subs[0].AnsweredBy != 0 || !queued[subs[0].ID] {
+				t.Errorf("first submission: answered by %d, queued %v; want fetched itself", subs[0].AnsweredBy, queued[subs[0].ID])
+			}
+			for _, sub := range []casefile.Submission{subs[1], later} {
+				if sub.AnsweredBy != subs[0].ID || sub.State != casefile.StateQueued || queued[sub.ID] {
+					t.Errorf("submission %d: answered by %d, state %s, in the outbox %v; want answered by %d, queued, not in the outbox",
+						sub.ID, sub.AnsweredBy, sub.State, queued[sub.ID], subs[0].ID)
+				}
+			}
+			if _, err := s.StartAttempt(ctx(t), subs[0].ID); err != nil {
+				t.Fatal(err)
+			}
+			tt.end(t, subs[0], u)
+			all, err := s.Submissions(ctx(t), batch)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, sub := range all {
+				if sub.State != tt.wantState || sub.Error != all[0].Error {
+					t.Errorf("submission %d: state %s (%q); want %s (%q) like the one that answers it", sub.ID, sub.State, sub.Error, tt.wantState, all[0].Error)
+				}
+			}
+
+			// Inside the window a read source answers at once; a failed
+			// fetch is tried again.
+			next := submit(t, s, casefile.NewSubmission{URL: u, FreshFor: day})[0]
+			if tt.fresh {
+				if next.State != tt.wantState || next.AnsweredBy != subs[0].ID || outboxIDs()[next.ID] || next.Error != all[0].Error {
+					t.Errorf("submission inside the window: state %s, answered by %d, queued %v; want %s at once from %d",
+						next.State, next.AnsweredBy, outboxIDs()[next.ID], tt.wantState, subs[0].ID)
+				}
+			} else if next.State != casefile.StateQueued || next.AnsweredBy != 0 || !outboxIDs()[next.ID] {
+				t.Errorf("submission after a %s fetch: state %s, answered by %d; want queued to be fetched again", tt.wantState, next.State, next.AnsweredBy)
+			}
+		})
+	}
+
+	// Outside the window the source is fetched again.
+	const u = "https://a.example/stale"
+	first := submitURL(t, s, u)
+	saveDraft(t, s, first.ID, draft(u, "T"))
+	time.Sleep(20 * time.Millisecond)
+	for _, fresh := range []time.Duration{0, 5 * time.Millisecond} {
+		sub := submit(t, s, casefile.NewSubmission{URL: u, FreshFor: fresh})[0]
+		if sub.State != casefile.StateQueued || sub.AnsweredBy != 0 || !outboxIDs()[sub.ID] {
+			t.Errorf("window %s after 20ms: state %s, answered by %d; want queued to be fetched", fresh, sub.State, sub.AnsweredBy)
+		}
+		saveDraft(t, s, sub.ID, draft(u, "T"))
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// testConcurrentDuplicatesOneFetch: many submissions of one URL at once,
+// while its fetch ends, make one outbox entry, and none is left open.
+func testConcurrentDuplicatesOneFetch(t *testing.T, s casefile.Store) {
+	const n = 50
+	const u = "https://a.example/popular"
+	first := submit(t, s, casefile.NewSubmission{URL: u, Batch: "popular", FreshFor: time.Hour})[0]
+	concurrently(t, n+1, func(i int) error {
+		if i == n {
+			_, err := s.SaveDraft(ctx(t), first.ID, draft(u, "T"))
+			return err
+		}
+		_, err := s.Submit(ctx(t), []casefile.NewSubmission{{URL: u, RawURL: fmt.Sprintf("%s?ref=%d", u, i), Batch: "popular", FreshFor: time.Hour}})
+		return err
+	})
+	out, err := s.Outbox(ctx(t), 1000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(out) != 1 || out[0].SubmissionID != first.ID {
+		t.Errorf("outbox = %+v, want only submission %d", out, first.ID)
+	}
+	subs, err := s.Submissions(ctx(t), "popular")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(subs) != n+1 {
+		t.Fatalf("%d submissions, want %d", len(subs), n+1)
+	}
+	for _, sub := range subs[1:] {
+		if sub.State != casefile.StateDrafted || sub.AnsweredBy != first.ID {
+			t.Errorf("submission %d: state %s, answered by %d; want drafted, answered by %d", sub.ID, sub.State, sub.AnsweredBy, first.ID)
+		}
 	}
 }
 
@@ -622,14 +885,14 @@ func testCaseNotFound(t *testing.T, s casefile.Store) {
 	if err != nil && err.Error() != "case IL-9999 not found" {
 		t.Errorf("Case error = %q, want %q", err, "case IL-9999 not found")
 	}
-	wantKind(t, "SetStatus", s.SetStatus(ctx(t), "IL-9999", casefile.CaseApproved, "ana", ""), casefile.ErrNotFound)
+	wantKind(t, "SetStatus", s.SetStatus(ctx(t), "IL-9999", 1, casefile.CaseApproved, "ana", ""), casefile.ErrNotFound)
 }
 
 func testSetStatus(t *testing.T, s casefile.Store) {
 	const u = "https://a.example/post"
 	id := saveDraft(t, s, submitURL(t, s, u).ID, draft(u, "T")).CaseID
 
-	if err := s.SetStatus(ctx(t), id, casefile.CaseApproved, "ana", "fine"); err != nil {
+	if err := s.SetStatus(ctx(t), id, 1, casefile.CaseApproved, "ana", "fine"); err != nil {
 		t.Fatalf("SetStatus approved: %v", err)
 	}
 	got := getCase(t, s, id)
@@ -639,7 +902,7 @@ func testSetStatus(t *testing.T, s casefile.Store) {
 		t.Errorf("approved case: status %q, reject reason %q, review %+v", got.Status, got.RejectReason, got.Case.Review)
 	}
 
-	if err := s.SetStatus(ctx(t), id, casefile.CaseRejected, "bo", "a duplicate of IL-0001"); err != nil {
+	if err := s.SetStatus(ctx(t), id, 1, casefile.CaseRejected, "bo", "a duplicate of IL-0001"); err != nil {
 		t.Fatalf("SetStatus rejected: %v", err)
 	}
 	got = getCase(t, s, id)
@@ -648,7 +911,7 @@ func testSetStatus(t *testing.T, s casefile.Store) {
 		t.Errorf("rejected case: status %q, reject reason %q, review %+v", got.Status, got.RejectReason, got.Case.Review)
 	}
 
-	if err := s.SetStatus(ctx(t), id, casefile.CaseDraft, "", ""); err != nil {
+	if err := s.SetStatus(ctx(t), id, 1, casefile.CaseDraft, "", ""); err != nil {
 		t.Fatalf("SetStatus draft: %v", err)
 	}
 	got = getCase(t, s, id)
@@ -662,7 +925,7 @@ func testSetStatus(t *testing.T, s casefile.Store) {
 		t.Errorf("draft of a reopened case: %+v, want stored as version 2", res)
 	}
 
-	wantKind(t, "SetStatus(published)", s.SetStatus(ctx(t), id, "published", "ana", ""), casefile.ErrInvalid)
+	wantKind(t, "SetStatus(published)", s.SetStatus(ctx(t), id, 2, "published", "ana", ""), casefile.ErrInvalid)
 }
 
 func testCases(t *testing.T, s casefile.Store) {
@@ -671,7 +934,7 @@ func testCases(t *testing.T, s casefile.Store) {
 		u := fmt.Sprintf("https://a.example/%d", i)
 		ids = append(ids, saveDraft(t, s, submitURL(t, s, u).ID, draft(u, "T")).CaseID)
 	}
-	if err := s.SetStatus(ctx(t), ids[1], casefile.CaseApproved, "ana", ""); err != nil {
+	if err := s.SetStatus(ctx(t), ids[1], 1, casefile.CaseApproved, "ana", ""); err != nil {
 		t.Fatalf("SetStatus: %v", err)
 	}
 	tests := []struct {
