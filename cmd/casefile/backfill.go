@@ -131,7 +131,7 @@ func (a *app) backfill(ctx context.Context, c *apiClient, file, statePath string
 		file, len(order)+len(invalid), len(invalid), done, len(toSubmit), len(order)-done-len(toSubmit))
 	if dryRun {
 		for _, u := range toSubmit {
-			fmt.Fprintf(a.stdout, "would submit\t%s\n", st.Entries[u].RawURL)
+			fmt.Fprintf(a.stdout, "would submit\t%s\n", termSafe(st.Entries[u].RawURL))
 		}
 		raws := make([]string, 0, len(invalid))
 		for raw := range invalid {
@@ -139,7 +139,7 @@ func (a *app) backfill(ctx context.Context, c *apiClient, file, statePath string
 		}
 		sort.Strings(raws)
 		for _, raw := range raws {
-			fmt.Fprintf(a.stdout, "invalid\t%s\t%s\n", raw, invalid[raw])
+			fmt.Fprintf(a.stdout, "invalid\t%s\t%s\n", termSafe(raw), termSafe(invalid[raw]))
 		}
 		return nil
 	}
@@ -209,7 +209,7 @@ func (a *app) backfill(ctx context.Context, c *apiClient, file, statePath string
 		// once when it moves again; keep waiting either way.
 		if msg := errString(pollErr); msg != lastPollErr {
 			if msg != "" {
-				fmt.Fprintf(a.stderr, "\nbackfill: cannot read progress, still waiting: %s\n", msg)
+				fmt.Fprintf(a.stderr, "\nbackfill: cannot read progress, still waiting: %s\n", termSafe(msg))
 			} else {
 				fmt.Fprintln(a.stderr, "\nbackfill: progress readable again")
 			}
@@ -281,9 +281,9 @@ func (a *app) report(order []string, st *backfillState, invalid map[string]strin
 	}
 	sort.Strings(reasons)
 	for _, r := range reasons {
-		fmt.Fprintf(a.stdout, "  failed (%d): %s\n", len(failed[r]), r)
+		fmt.Fprintf(a.stdout, "  failed (%d): %s\n", len(failed[r]), termSafe(r))
 		for _, u := range failed[r] {
-			fmt.Fprintf(a.stdout, "    %s\n", u)
+			fmt.Fprintf(a.stdout, "    %s\n", termSafe(u))
 		}
 	}
 }

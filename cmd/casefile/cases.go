@@ -55,7 +55,7 @@ Postgres in --database-url.`,
 				if title == "" {
 					title = c.Case.Title.KO
 				}
-				fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\t%s\t%s\n", c.ID, c.Status, c.Version, c.Case.Org, c.Case.Date, orDash(c.Case.Timeline.ResolvedAfter), firstLine(title))
+				fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\t%s\t%s\n", termSafe(c.ID), c.Status, c.Version, termSafe(c.Case.Org), termSafe(c.Case.Date), orDash(c.Case.Timeline.ResolvedAfter), firstLine(title))
 			}
 			return tw.Flush()
 		},

@@ -200,7 +200,7 @@ func (a *app) runNode(ctx context.Context, f *nodeFlags) (err error) {
 			return casefile.Errorf(casefile.ErrInvalid, "listen on %s: %w", f.listen, err)
 		}
 		h := &api{store: st, token: f.token, kick: p.Kick, log: a.log, metrics: promhttp.HandlerFor(reg, promhttp.HandlerOpts{})}
-		srv = &http.Server{Handler: h.routes(), ReadHeaderTimeout: 10 * time.Second}
+		srv = newHTTPServer(h.routes())
 		apiURL = "http://" + ln.Addr().String()
 		go func() {
 			if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {

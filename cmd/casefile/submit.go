@@ -39,10 +39,10 @@ the server refused some URL as invalid.`,
 				return err
 			}
 			for _, r := range resp.Rejected {
-				fmt.Fprintf(a.stdout, "rejected\t%s\t%s\n", r.URL, r.Error)
+				fmt.Fprintf(a.stdout, "rejected\t%s\t%s\n", termSafe(r.URL), termSafe(r.Error))
 			}
 			for _, s := range resp.Submissions {
-				fmt.Fprintf(a.stdout, "submission %d\t%s\n", s.ID, s.RawURL)
+				fmt.Fprintf(a.stdout, "submission %d\t%s\n", s.ID, termSafe(s.RawURL))
 			}
 			if !wait {
 				if len(resp.Rejected) > 0 {
@@ -65,7 +65,7 @@ the server refused some URL as invalid.`,
 					if state == "" {
 						state = s.State
 					}
-					fmt.Fprintf(a.stdout, "%s\t%s\tstill open after %s\n", state, s.RawURL, timeout)
+					fmt.Fprintf(a.stdout, "%s\t%s\tstill open after %s\n", state, termSafe(s.RawURL), timeout)
 					open++
 					continue
 				}
@@ -74,12 +74,12 @@ the server refused some URL as invalid.`,
 				}
 				switch done.State {
 				case casefile.StateDrafted:
-					fmt.Fprintf(a.stdout, "drafted\t%s\t%s\n", done.CaseID, done.RawURL)
+					fmt.Fprintf(a.stdout, "drafted\t%s\t%s\n", done.CaseID, termSafe(done.RawURL))
 				case casefile.StateNotPostmortem:
-					fmt.Fprintf(a.stdout, "not a postmortem\t%s\t%s\n", done.RawURL, done.Error)
+					fmt.Fprintf(a.stdout, "not a postmortem\t%s\t%s\n", termSafe(done.RawURL), termSafe(done.Error))
 					worst = max(worst, casefile.KindNotPostmortem)
 				default:
-					fmt.Fprintf(a.stdout, "%s\t%s\t%s\n", done.State, done.RawURL, done.Error)
+					fmt.Fprintf(a.stdout, "%s\t%s\t%s\n", done.State, termSafe(done.RawURL), termSafe(done.Error))
 					worst = max(worst, casefile.KindTransient)
 				}
 			}
