@@ -36,8 +36,8 @@ func TestAPIRefusesWhatItCannotUse(t *testing.T) {
 	const jsonType = "application/json"
 	tests := []struct {
 		name, method, path, contentType, origin, body string
-		wantStatus                                     int
-		wantError                                      string
+		wantStatus                                    int
+		wantError                                     string
 	}{
 		// A text/plain form on another site can post a body that is valid JSON.
 		{"a cross-site form post as text/plain", "POST", "/api/submissions", "text/plain", "", `{"urls":["https://example.com/a"],"batch":"="}`, 415, "Content-Type: application/json"},
