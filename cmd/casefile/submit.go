@@ -24,7 +24,10 @@ second case.
 
 Exit status with --wait: 0 when every URL was drafted, 3 when some page was not a
 postmortem, 4 when some failed or were still open when --wait-timeout ran out; 2 when
-the server refused some URL as invalid.`,
+the server refused some URL as invalid.
+
+When the server was started with CASEFILE_API_TOKEN, set the same CASEFILE_API_TOKEN
+here: it is sent as "Authorization: Bearer <token>".`,
 		Example: "  casefile submit --wait https://www.example.com/blog/2024/05/01/outage-report/",
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 0 {
