@@ -34,7 +34,7 @@ func TestHelpTextsAreTrue(t *testing.T) {
 			}
 			for _, w := range tt.wantNot {
 				// --data, but not as the start of --database-url
-				if regexp.MustCompile(regexp.QuoteMeta(w) + `([^-a-z]|$)`).MatchString(stdout) || (!strings.HasPrefix(w, "--") && strings.Contains(stdout, w)) {
+				if regexp.MustCompile(regexp.QuoteMeta(w)+`([^-a-z]|$)`).MatchString(stdout) || (!strings.HasPrefix(w, "--") && strings.Contains(stdout, w)) {
 					t.Errorf("the help mentions %q, which is not true here:\n%s", w, stdout)
 				}
 			}
