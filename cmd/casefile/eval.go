@@ -387,7 +387,7 @@ func (r *evalReport) print(w io.Writer, verbose bool) {
 		if c.Error != "" {
 			failed = append([]string{"error: " + c.Error}, failed...)
 		}
-		fmt.Fprintf(tw, "%s\t%d/%d\t%s\n", c.Name, t.Passed, t.Total, strings.Join(failed, "; "))
+		fmt.Fprintf(tw, "%s\t%d/%d\t%s\n", termSafe(c.Name), t.Passed, t.Total, termSafe(strings.Join(failed, "; ")))
 	}
 	tw.Flush()
 	fmt.Fprintln(w)
