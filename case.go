@@ -50,7 +50,7 @@ func (t *Text) UnmarshalJSON(b []byte) error {
 }
 
 // Case is one case of the incident library, field for field as the library
-// publishes it (see shared/docs/case-format.md). Nullable fields are
+// publishes it (see docs/case-format.md). Nullable fields are
 // pointers; a draft fills what its source supports and leaves the rest null
 // or "unknown".
 type Case struct {

@@ -9,7 +9,7 @@
 // and try again later.
 //
 // The client is built for one more endpoint class: requesting new captures
-// through Save Page Now (wayback.md §4) will add a submit method and its own
+// through Save Page Now (docs/sources.md) will add a submit method and its own
 // limiter beside the lookup ones, sharing the transport, the body cap and the
 // pause-all breaker that a 429 from any Wayback endpoint trips.
 package archive

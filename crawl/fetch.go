@@ -30,7 +30,7 @@ const (
 	DefaultMaxRedirects = 5
 )
 
-// Transport limits (pipeline.md §6).
+// Transport limits (see Fetch limits in the README).
 const (
 	dialTimeout           = 10 * time.Second
 	keepAlive             = 30 * time.Second

@@ -15,6 +15,10 @@ import (
 // postmortemThreshold is the score from which a page is a postmortem.
 const postmortemThreshold = 2.0
 
+// PostmortemThreshold is postmortemThreshold for messages that explain a
+// refusal.
+const PostmortemThreshold = postmortemThreshold
+
 // signal is one piece of evidence for or against a postmortem.
 type signal struct {
 	weight float64

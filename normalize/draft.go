@@ -36,7 +36,7 @@ const (
 // it and a confidence. An English document fills the en side of every text
 // and leaves ko empty (null); a Korean one (Language "ko") fills ko.
 //
-// The draft follows the library's rules (shared/docs/case-format.md):
+// The draft follows the library's rules (docs/case-format.md):
 // date is the UTC day the incident began, never the publication date
 // unless nothing else is known (then with low confidence and evidence
 // saying so). The timeline is read from the events: the start is the

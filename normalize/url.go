@@ -39,6 +39,8 @@ var trackingParams = map[string]bool{
 	"ref": true, "ref_src": true, "ref_url": true, "_hsenc": true, "_hsmi": true,
 	"mkt_tok": true, "oly_enc_id": true, "oly_anon_id": true, "vero_id": true,
 	"wt_mc": true, "cmpid": true, "sr_share": true, "__s": true,
+	"_ga": true, "_gl": true, "gbraid": true, "wbraid": true, "srsltid": true,
+	"trk": true, "hsctatracking": true, "spm": true,
 }
 
 // CanonicalURL returns the identity of a source: the URL with the scheme
@@ -293,11 +295,41 @@ func canonicalQuery(raw string) string {
 // are still escaped, as normalizeEscapes left them.
 func isTrackingParam(key, value string) bool {
 	k := strings.ToLower(key)
+	// A link copied out of HTML source keeps "&amp;" between pairs.
+	k = strings.TrimPrefix(k, "amp;")
 	if strings.HasPrefix(k, "utm_") || strings.HasPrefix(k, "utm%5f") || trackingParams[k] {
 		return true
 	}
 	// Medium's feed links: ?source=rss----<publication>---4
 	return k == "source" && strings.HasPrefix(strings.ToLower(value), "rss")
+}
+
+// CitedURL returns the address a case cites for a page found at raw: the
+// address as found, with its scheme, host and path untouched so that the
+// link opens as it did, but without the fragment and without the tracking
+// parameters. It is not a second identity: CanonicalURL is the identity,
+// and both drop tracking parameters by the one rule, isTrackingParam. The
+// other query parameters keep their order and spelling. A raw URL that
+// does not parse is returned as given.
+func CitedURL(raw string) string {
+	u, err := url.Parse(strings.TrimSpace(raw))
+	if err != nil {
+		return raw
+	}
+	u.Fragment, u.RawFragment = "", ""
+	if u.RawQuery != "" {
+		var keep []string
+		for part := range strings.SplitSeq(u.RawQuery, "&") {
+			k, v, _ := strings.Cut(part, "=")
+			if part == "" || isTrackingParam(normalizeEscapes(k, queryByteAllowed), normalizeEscapes(v, queryByteAllowed)) {
+				continue
+			}
+			keep = append(keep, part)
+		}
+		u.RawQuery = strings.Join(keep, "&")
+	}
+	u.ForceQuery = false
+	return u.String()
 }
 
 // isUnreservedByte reports whether c is an RFC 3986 unreserved character,

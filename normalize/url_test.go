@@ -47,6 +47,11 @@ func TestCanonicalURL(t *testing.T) {
 		{"empty query pairs go", "https://example.com/a?&&b=1&", "https://example.com/a?b=1", ""},
 		{"surrounding blanks are ignored", "  https://example.com/a  ", "https://example.com/a", ""},
 		{"an IPv6 host keeps its brackets", "http://[2001:DB8::1]:8080/x", "https://[2001:db8::1]:8080/x", ""},
+		{"utm keys in any case go", "https://example.com/p?UTM_Source=x&Utm_Campaign=y&id=1", "https://example.com/p?id=1", ""},
+		{"utm keys behind a copied &amp; go", "https://example.com/p?id=1&amp;utm_source=x&amp;utm_medium=y", "https://example.com/p?id=1", ""},
+		{"analytics and ad click ids go", "https://example.com/p?_ga=2.1&_gl=1*x&gbraid=a&wbraid=b&srsltid=c&id=3", "https://example.com/p?id=3", ""},
+		{"a Wayback link's inner tracking parameters go", "https://web.archive.org/web/20170201000000/https://example.com/a?utm_source=x", "https://example.com/a",
+			"https://web.archive.org/web/20170201000000/https://example.com/a?utm_source=x"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -159,4 +164,29 @@ func FuzzCanonicalURL(f *testing.F) {
 			t.Fatalf("archived %q of %q is not a capture URL", archived, raw)
 		}
 	})
+}
+
+func TestCitedURL(t *testing.T) {
+	tests := []struct{ name, raw, want string }{
+		{"tracking parameters and the fragment go, the rest keeps its order and spelling",
+			"http://www.Example.com/Blog/Post/?b=2&utm_source=rss&a=1&fbclid=x#comments", "http://www.Example.com/Blog/Post/?b=2&a=1"},
+		{"a query of only tracking leaves no question mark", "https://example.com/post?utm_source=x&utm_medium=y", "https://example.com/post"},
+		{"utm behind a copied &amp; goes", "https://example.com/post?id=1&amp;utm_campaign=z", "https://example.com/post?id=1"},
+		{"Medium's feed source goes", "https://medium.com/@a/outage-1?source=rss----abc---4", "https://medium.com/@a/outage-1"},
+		{"a clean URL is unchanged", "https://status.example.com/incidents/abc123", "https://status.example.com/incidents/abc123"},
+		{"an unparsable URL is returned as given", "http://exa mple.com/", "http://exa mple.com/"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := CitedURL(tt.raw); got != tt.want {
+				t.Errorf("CitedURL(%q) = %q, want %q", tt.raw, got, tt.want)
+			}
+			// The citation and the raw URL are the same source.
+			c1, _, err1 := CanonicalURL(tt.raw)
+			c2, _, err2 := CanonicalURL(CitedURL(tt.raw))
+			if err1 == nil && (err2 != nil || c1 != c2) {
+				t.Errorf("canonical forms differ: %q and %q (%v)", c1, c2, err2)
+			}
+		})
+	}
 }

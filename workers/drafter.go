@@ -111,14 +111,14 @@ func (d *Drafter) Draft(ctx context.Context, rawURL string) (Result, error) {
 	}
 	res.Document = doc
 	if v := doc.Postmortem; !v.IsPostmortem {
-		return res, casefile.Errorf(casefile.ErrNotPostmortem, "not a postmortem (score %.2f): %s", v.Score, strings.Join(v.Reasons, "; "))
+		return res, casefile.Errorf(casefile.ErrNotPostmortem, "not a postmortem (score %.2f, below the threshold %.2f): %s", v.Score, extract.PostmortemThreshold, strings.Join(v.Reasons, "; "))
 	}
 	draft, err := normalize.Draft(doc)
 	if err != nil {
 		return res, err
 	}
 	if len(draft.Case.Sources) > 0 {
-		draft.Case.Sources[0].URL = sourceURL(page)
+		draft.Case.Sources[0].URL = normalize.CitedURL(sourceURL(page))
 	}
 
 	if archiveDone != nil {

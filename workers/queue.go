@@ -23,7 +23,7 @@ const (
 )
 
 // QueueConfig holds the JetStream settings. The zero value means the
-// defaults argued in pipeline.md.
+// defaults each field names.
 type QueueConfig struct {
 	// Replicas of the streams and consumers: 1 embedded, 3 on a cluster.
 	Replicas int

@@ -1,6 +1,6 @@
 // Package archivetest provides a fake Wayback Machine for tests and
 // evaluations: one http.Handler with in-memory captures and knobs for the
-// failures wayback.md reports (blocked URLs, 429 and 5xx answers, latency,
+// failures docs/sources.md describes (blocked URLs, 429 and 5xx answers, latency,
 // the availability API's empty answers).
 //
 // It serves the lookup routes: GET /wayback/available, GET /cdx/search/cdx

@@ -5,11 +5,15 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
+	"mime"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/incidentlib/casefile"
 	"github.com/incidentlib/casefile/normalize"
@@ -48,9 +52,134 @@ func (s *api) routes() http.Handler {
 	}
 	mux.HandleFunc("GET /{$}", s.reviewPage)
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
-		writeError(w, http.StatusNotFound, fmt.Sprintf("no such endpoint: %s %s", r.Method, r.URL.Path))
+		writeError(w, http.StatusNotFound, fmt.Sprintf("no such endpoint: %s %s", termSafe(r.Method), termSafe(r.URL.Path)))
 	})
-	return s.logRequests(mux)
+	return s.logRequests(securityHeaders(checkRequest(mux)))
+}
+
+// Limits of the HTTP server: a client that sends its headers or body too
+// slowly, or keeps an idle connection, is cut off; no body is larger than
+// maxBodyBytes.
+const maxBodyBytes = 1 << 20
+
+type serverLimits struct{ readHeader, read, write, idle time.Duration }
+
+var (
+	defaultHTTPLimits = serverLimits{readHeader: 10 * time.Second, read: 30 * time.Second, write: 60 * time.Second, idle: 2 * time.Minute}
+	// httpLimits are the limits in force (tests shorten them).
+	httpLimits = defaultHTTPLimits
+)
+
+// newHTTPServer is the one HTTP server configuration every listener uses.
+func newHTTPServer(h http.Handler) *http.Server {
+	return &http.Server{
+		Handler:           h,
+		ReadHeaderTimeout: httpLimits.readHeader,
+		ReadTimeout:       httpLimits.read,
+		WriteTimeout:      httpLimits.write,
+		IdleTimeout:       httpLimits.idle,
+		MaxHeaderBytes:    64 << 10,
+	}
+}
+
+// securityHeaders sets the headers that keep a browser from sniffing
+// types, framing the pages, or running scripts from elsewhere.
+func securityHeaders(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		hd := w.Header()
+		// The review page has one inline style sheet and one inline script.
+		hd.Set("Content-Security-Policy", "default-src 'none'; script-src 'self' 'unsafe-inline'; style-src 'unsafe-inline'; connect-src 'self'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'")
+		hd.Set("X-Content-Type-Options", "nosniff")
+		hd.Set("X-Frame-Options", "DENY")
+		hd.Set("Referrer-Policy", "no-referrer")
+		h.ServeHTTP(w, r)
+	})
+}
+
+// checkRequest refuses, before any handler runs, what no handler can use:
+// a path or query that is not valid UTF-8 or holds a NUL byte (a database
+// refuses them), a query with broken escapes, and bodies over
+// maxBodyBytes. Writes (any method but GET, HEAD and OPTIONS) must be
+// JSON, and when the browser names the page that sent them (Origin), that
+// page must be this server's own: a form on another site cannot post here.
+func checkRequest(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !cleanText(r.URL.Path) {
+			writeError(w, http.StatusBadRequest, "the path holds a NUL byte or is not valid UTF-8")
+			return
+		}
+		q, err := url.ParseQuery(r.URL.RawQuery)
+		if err != nil {
+			writeError(w, http.StatusBadRequest, "the query string is not valid: "+termSafe(err.Error()))
+			return
+		}
+		for k, vs := range q {
+			for _, v := range append(vs, k) {
+				if !cleanText(v) {
+					writeError(w, http.StatusBadRequest, "the query string holds a NUL byte or is not valid UTF-8")
+					return
+				}
+			}
+		}
+		r.Body = http.MaxBytesReader(w, r.Body, maxBodyBytes)
+		switch r.Method {
+		case http.MethodGet, http.MethodHead, http.MethodOptions:
+		default:
+			if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || mt != "application/json" {
+				writeError(w, http.StatusUnsupportedMediaType, "send the body as JSON with Content-Type: application/json")
+				return
+			}
+			if o := r.Header.Get("Origin"); o != "" && !sameOrigin(o, r) {
+				writeError(w, http.StatusForbidden, fmt.Sprintf("cross-site request refused: origin %s is not this server", termSafe(o)))
+				return
+			}
+		}
+		h.ServeHTTP(w, r)
+	})
+}
+
+// sameOrigin reports whether a browser's Origin header names the host the
+// request was sent to.
+func sameOrigin(origin string, r *http.Request) bool {
+	u, err := url.Parse(origin)
+	if err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https") {
+		return false // includes the opaque origin "null"
+	}
+	return strings.EqualFold(u.Host, r.Host)
+}
+
+// cleanText reports whether s can be stored and shown: valid UTF-8 with
+// no NUL byte.
+func cleanText(s string) bool {
+	return utf8.ValidString(s) && !strings.ContainsRune(s, 0)
+}
+
+// decodeBody decodes a request's JSON body into v: one JSON value, no
+// unknown fields, nothing after it. On failure it has answered the request
+// and returns false.
+func decodeBody(w http.ResponseWriter, r *http.Request, v any, example string) bool {
+	dec := json.NewDecoder(r.Body)
+	dec.DisallowUnknownFields()
+	err := dec.Decode(v)
+	if err == nil {
+		if _, tailErr := dec.Token(); tailErr != io.EOF {
+			err = errors.New("unexpected data after the JSON value")
+			var tooBig *http.MaxBytesError
+			if errors.As(tailErr, &tooBig) {
+				err = tailErr
+			}
+		}
+	}
+	if err == nil {
+		return true
+	}
+	var tooBig *http.MaxBytesError
+	if errors.As(err, &tooBig) {
+		writeError(w, http.StatusRequestEntityTooLarge, "request body is larger than 1 MiB; send fewer URLs per request")
+		return false
+	}
+	writeError(w, http.StatusBadRequest, "request body must be JSON like "+example+": "+termSafe(err.Error()))
+	return false
 }
 
 // submissionRequest is the body of POST /api/submissions.
@@ -67,21 +196,16 @@ type rejectedURL struct {
 
 type submissionResponse struct {
 	Submissions []casefile.Submission `json:"submissions"`
-	Rejected    []rejectedURL         `json:"rejected,omitempty"`
+	Rejected    []rejectedURL         `json:"rejected"`
 }
 
 func (s *api) postSubmissions(w http.ResponseWriter, r *http.Request) {
-	r.Body = http.MaxBytesReader(w, r.Body, 1<<20)
 	var req submissionRequest
-	dec := json.NewDecoder(r.Body)
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&req); err != nil {
-		var tooBig *http.MaxBytesError
-		if errors.As(err, &tooBig) {
-			writeError(w, http.StatusRequestEntityTooLarge, "request body is larger than 1 MiB; send fewer URLs per request")
-			return
-		}
-		writeError(w, http.StatusBadRequest, `request body must be JSON like {"urls": ["https://..."]}: `+err.Error())
+	if !decodeBody(w, r, &req, `{"urls": ["https://..."]}`) {
+		return
+	}
+	if !cleanText(req.Batch) || !cleanText(req.Origin) {
+		writeError(w, http.StatusBadRequest, "batch and origin must be valid UTF-8 without NUL bytes")
 		return
 	}
 	if len(req.URLs) == 0 {
@@ -102,7 +226,7 @@ func (s *api) postSubmissions(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	var subs []casefile.NewSubmission
-	var resp submissionResponse
+	resp := submissionResponse{Submissions: []casefile.Submission{}, Rejected: []rejectedURL{}}
 	for _, raw := range req.URLs {
 		canonical, _, err := normalize.CanonicalURL(raw)
 		if err != nil {
@@ -120,7 +244,9 @@ func (s *api) postSubmissions(w http.ResponseWriter, r *http.Request) {
 		s.writeStoreError(w, r, err)
 		return
 	}
-	resp.Submissions = created
+	if created != nil {
+		resp.Submissions = created
+	}
 	if s.kick != nil {
 		s.kick()
 	}
@@ -152,6 +278,9 @@ func (s *api) listSubmissions(w http.ResponseWriter, r *http.Request) {
 		s.writeStoreError(w, r, err)
 		return
 	}
+	if subs == nil {
+		subs = []casefile.Submission{}
+	}
 	writeJSON(w, http.StatusOK, map[string]any{"submissions": subs})
 }
 
@@ -176,6 +305,9 @@ func (s *api) listCases(w http.ResponseWriter, r *http.Request) {
 		s.writeStoreError(w, r, err)
 		return
 	}
+	if cases == nil {
+		cases = []casefile.StoredCase{}
+	}
 	writeJSON(w, http.StatusOK, map[string]any{"cases": cases})
 }
 
@@ -197,7 +329,11 @@ func (s *api) writeStoreError(w http.ResponseWriter, r *http.Request, err error)
 	case casefile.KindNotFound:
 		msg = "not found: " + r.URL.Path
 	case casefile.KindTransient:
+		// The cause names the database's host, user and port: it goes to
+		// the log, the client learns only what to do.
+		s.log.Warn("review store unavailable", "method", r.Method, "path", r.URL.Path, "err", err)
 		w.Header().Set("Retry-After", "5")
+		msg = "the review store is unavailable; try again in a few seconds"
 	case casefile.KindInternal:
 		s.log.Error("internal error", "method", r.Method, "path", r.URL.Path, "err", err)
 		msg = "internal error"

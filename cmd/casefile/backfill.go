@@ -1,10 +1,12 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
 	"os"
 	"path/filepath"
 	"sort"
@@ -38,7 +40,7 @@ type backfillEntry struct {
 
 func (a *app) backfillCommand() *cobra.Command {
 	var c apiClient
-	var dryRun bool
+	var dryRun, retryFailed bool
 	var statePath string
 	var timeout time.Duration
 	cmd := &cobra.Command{
@@ -52,27 +54,38 @@ bar while they are drafted, and closes with a report by outcome: drafted, alread
 known, not a postmortem, failed (with reasons).
 
 It is resumable: progress is kept in FILE.casefile-state.json (see --state), and
-running it again skips what is done and waits for what is still open.`,
+running it again skips what is done and waits for what is still open. Entries that
+failed count as done on a rerun unless --retry-failed is given. Repeated URLs (the
+same canonical URL twice) are submitted once, and the count is said.
+
+Exit status: 0 when every entry was drafted, already known or not a postmortem; 4
+when some failed or were still open at --timeout; 2 for a file that is not a list.
+
+When the server was started with CASEFILE_API_TOKEN, set the same CASEFILE_API_TOKEN
+here: it is sent as "Authorization: Bearer <token>".`,
 		Example: "  casefile backfill --dry-run post-mortems.md\n  casefile backfill post-mortems.md",
 		Args:    exactArgs(1, "backfill needs one FILE of URLs"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return a.backfill(cmd.Context(), &c, args[0], statePath, dryRun, timeout)
+			return a.backfill(cmd.Context(), &c, args[0], statePath, dryRun, retryFailed, timeout)
 		},
 	}
 	c.register(cmd)
 	cmd.Flags().BoolVar(&dryRun, "dry-run", false, "print what would be submitted and submit nothing")
+	cmd.Flags().BoolVar(&retryFailed, "retry-failed", false, "submit again the entries that failed in an earlier run (by default a rerun counts them as done)")
 	cmd.Flags().StringVar(&statePath, "state", "", "progress file (default FILE.casefile-state.json)")
 	cmd.Flags().DurationVar(&timeout, "timeout", 2*time.Hour, "how long to wait for the drafts in all; run again to resume")
 	return cmd
 }
 
-func (a *app) backfill(ctx context.Context, c *apiClient, file, statePath string, dryRun bool, timeout time.Duration) error {
-	f, err := os.Open(file)
+func (a *app) backfill(ctx context.Context, c *apiClient, file, statePath string, dryRun, retryFailed bool, timeout time.Duration) error {
+	data, err := os.ReadFile(file)
 	if err != nil {
 		return casefile.Errorf(casefile.ErrInvalid, "backfill: %w", err)
 	}
-	list, err := crawl.ReadList(f, filepath.Base(file))
-	f.Close()
+	if kind := textKind(data); kind != "" {
+		return casefile.Errorf(casefile.ErrInvalid, "backfill: %s is not a text file (it looks like %s): give a plain list, a CSV or a Markdown list of URLs", termSafe(file), kind)
+	}
+	list, err := crawl.ReadList(bytes.NewReader(data), filepath.Base(file))
 	// Lines that could not be read are reported as failed beside the rest;
 	// only a list with nothing to submit stops the backfill.
 	var badLines *crawl.ListError
@@ -91,6 +104,7 @@ func (a *app) backfill(ctx context.Context, c *apiClient, file, statePath string
 	}
 
 	var order []string
+	repeated := 0
 	seen := map[string]bool{}
 	invalid := map[string]string{}
 	if badLines != nil {
@@ -114,12 +128,18 @@ func (a *app) backfill(ctx context.Context, c *apiClient, file, statePath string
 		if !seen[canonical] {
 			seen[canonical] = true
 			order = append(order, canonical)
+		} else {
+			repeated++
 		}
 	}
 	var toSubmit []string
-	done := 0
+	done, retried := 0, 0
 	for _, u := range order {
 		e := st.Entries[u]
+		if retryFailed && e.SubmissionID != 0 && failedState(e.State) {
+			*e = backfillEntry{RawURL: e.RawURL}
+			retried++
+		}
 		switch {
 		case e.SubmissionID == 0:
 			toSubmit = append(toSubmit, u)
@@ -128,10 +148,16 @@ func (a *app) backfill(ctx context.Context, c *apiClient, file, statePath string
 		}
 	}
 	fmt.Fprintf(a.stderr, "%s: %d URLs (%d invalid, %d already done, %d to submit, %d waiting from an earlier run)\n",
-		file, len(order)+len(invalid), len(invalid), done, len(toSubmit), len(order)-done-len(toSubmit))
+		termSafe(file), len(order)+len(invalid), len(invalid), done, len(toSubmit), len(order)-done-len(toSubmit))
+	if repeated > 0 {
+		fmt.Fprintf(a.stderr, "%s: %d repeated %s (the same page as an earlier line) submitted once\n", termSafe(file), repeated, plural(repeated, "line", "lines"))
+	}
+	if retried > 0 {
+		fmt.Fprintf(a.stderr, "%s: %d failed %s submitted again (--retry-failed)\n", termSafe(file), retried, plural(retried, "entry", "entries"))
+	}
 	if dryRun {
 		for _, u := range toSubmit {
-			fmt.Fprintf(a.stdout, "would submit\t%s\n", st.Entries[u].RawURL)
+			fmt.Fprintf(a.stdout, "would submit\t%s\n", termSafe(st.Entries[u].RawURL))
 		}
 		raws := make([]string, 0, len(invalid))
 		for raw := range invalid {
@@ -139,7 +165,7 @@ func (a *app) backfill(ctx context.Context, c *apiClient, file, statePath string
 		}
 		sort.Strings(raws)
 		for _, raw := range raws {
-			fmt.Fprintf(a.stdout, "invalid\t%s\t%s\n", raw, invalid[raw])
+			fmt.Fprintf(a.stdout, "invalid\t%s\t%s\n", termSafe(raw), termSafe(invalid[raw]))
 		}
 		return nil
 	}
@@ -209,7 +235,7 @@ func (a *app) backfill(ctx context.Context, c *apiClient, file, statePath string
 		// once when it moves again; keep waiting either way.
 		if msg := errString(pollErr); msg != lastPollErr {
 			if msg != "" {
-				fmt.Fprintf(a.stderr, "\nbackfill: cannot read progress, still waiting: %s\n", msg)
+				fmt.Fprintf(a.stderr, "\nbackfill: cannot read progress, still waiting: %s\n", termSafe(msg))
 			} else {
 				fmt.Fprintln(a.stderr, "\nbackfill: progress readable again")
 			}
@@ -233,12 +259,48 @@ func (a *app) backfill(ctx context.Context, c *apiClient, file, statePath string
 	if err := st.save(statePath); err != nil {
 		return err
 	}
-	a.report(order, st, invalid)
+	if nFailed := a.report(order, st, invalid); nFailed > 0 {
+		retry := " (run again with --retry-failed to submit them again)"
+		if len(invalid) == nFailed {
+			retry = ""
+		}
+		return casefile.Errorf(casefile.ErrPermanent, "backfill: %d of %d entries failed, listed above%s", nFailed, len(order)+len(invalid), retry)
+	}
 	return nil
 }
 
-// report prints the closing report by outcome.
-func (a *app) report(order []string, st *backfillState, invalid map[string]string) {
+// failedState reports the final states that --retry-failed submits again.
+func failedState(s casefile.SubmissionState) bool {
+	return s == casefile.StateFailed || s == casefile.StateDeadLettered
+}
+
+// textKind returns "" when data reads as text (a list can be), or else
+// what it looks like ("application/pdf", "binary data").
+func textKind(data []byte) string {
+	head := data[:min(len(data), 8192)]
+	ct := http.DetectContentType(head)
+	switch {
+	case strings.HasPrefix(ct, "text/plain; charset=utf-16"):
+		return "" // the list reader says what it makes of it
+	case strings.HasPrefix(ct, "text/") && bytes.IndexByte(head, 0) < 0:
+		return ""
+	case strings.HasPrefix(ct, "text/"), ct == "application/octet-stream":
+		return "binary data"
+	}
+	ct, _, _ = strings.Cut(ct, ";")
+	return ct
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+// report prints the closing report by outcome and returns how many
+// entries failed.
+func (a *app) report(order []string, st *backfillState, invalid map[string]string) int {
 	var drafted, known, notPM, open int
 	failed := map[string][]string{}
 	for _, u := range order {
@@ -281,11 +343,12 @@ func (a *app) report(order []string, st *backfillState, invalid map[string]strin
 	}
 	sort.Strings(reasons)
 	for _, r := range reasons {
-		fmt.Fprintf(a.stdout, "  failed (%d): %s\n", len(failed[r]), r)
+		fmt.Fprintf(a.stdout, "  failed (%d): %s\n", len(failed[r]), termSafe(r))
 		for _, u := range failed[r] {
-			fmt.Fprintf(a.stdout, "    %s\n", u)
+			fmt.Fprintf(a.stdout, "    %s\n", termSafe(u))
 		}
 	}
+	return nFailed
 }
 
 func loadBackfillState(path string) (*backfillState, error) {

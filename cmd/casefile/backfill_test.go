@@ -135,7 +135,7 @@ func TestBackfillSubmitsAListReportsByOutcomeAndResumes(t *testing.T) {
 	}
 	t.Run("a Markdown list is drafted and reported by outcome", func(t *testing.T) {
 		code, stdout, stderr := backfill(t, md)
-		if code != 0 {
+		if code != 4 || !strings.HasSuffix(stderr, "casefile: backfill: 1 of 4 entries failed, listed above (run again with --retry-failed to submit them again)\n") {
 			t.Fatalf("exit %d\nstdout: %s\nstderr: %s\nserver: %s", code, stdout, stderr, logs.String())
 		}
 		batch = reportBatch(t, stdout)
@@ -176,8 +176,8 @@ func TestBackfillSubmitsAListReportsByOutcomeAndResumes(t *testing.T) {
 
 	t.Run("running it again skips what is done and says so", func(t *testing.T) {
 		code, stdout, stderr := backfill(t, md)
-		if code != 0 {
-			t.Fatalf("exit %d: %s", code, stderr)
+		if code != 4 {
+			t.Fatalf("exit %d, want 4 (an entry failed): %s", code, stderr)
 		}
 		if diff := matchLines(wantReport(batch), stdout); diff != "" {
 			t.Errorf("report: %s", diff)
@@ -190,6 +190,52 @@ func TestBackfillSubmitsAListReportsByOutcomeAndResumes(t *testing.T) {
 		}
 		if _, err := c.submission(context.Background(), 5); casefile.KindOf(err) != casefile.KindNotFound {
 			t.Errorf("submission 5 exists after the rerun (err %v): something was submitted again", err)
+		}
+	})
+
+	t.Run("--retry-failed submits the failed entries again", func(t *testing.T) {
+		code, stdout, stderr := backfill(t, "--retry-failed", md)
+		if code != 4 {
+			t.Fatalf("exit %d, want 4 (the page is still gone): %s", code, stderr)
+		}
+		if !strings.Contains(stderr, "3 already done, 1 to submit") || !strings.Contains(stderr, "1 failed entry submitted again (--retry-failed)") {
+			t.Errorf("stderr does not say what is retried: %q", stderr)
+		}
+		if diff := matchLines(wantReport(batch), stdout); diff != "" {
+			t.Errorf("report: %s", diff)
+		}
+		subs := batchSubmissions(t, c, batch)
+		if len(subs) != 5 || subs[4].RawURL != site.URL+"/gone" {
+			t.Errorf("batch holds %v, want the failed URL submitted a second time", rawURLs(subs))
+		}
+	})
+
+	t.Run("repeated lines are submitted once and counted", func(t *testing.T) {
+		list := writeList(t, dir, "repeats.txt", site.URL, "SITE/incidents/rep\nSITE/incidents/rep?utm_source=x\nSITE/incidents/rep/#top\nSITE/incidents/rep-two\n")
+		code, stdout, stderr := backfill(t, list)
+		if code != 0 {
+			t.Fatalf("exit %d: %s", code, stderr)
+		}
+		if !strings.Contains(stderr, "2 repeated lines (the same page as an earlier line) submitted once") {
+			t.Errorf("stderr does not count the repeated lines: %q", stderr)
+		}
+		if got := rawURLs(batchSubmissions(t, c, reportBatch(t, stdout))); len(got) != 2 {
+			t.Errorf("submitted %v, want 2 URLs", got)
+		}
+	})
+
+	t.Run("a binary file is one line: not a text file", func(t *testing.T) {
+		p := filepath.Join(dir, "image.png")
+		bin := append([]byte("\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR"), bytes.Repeat([]byte{0xff, 0x00, 0x1b, 0x9b}, 4096)...)
+		if err := os.WriteFile(p, bin, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		code, stdout, stderr := backfill(t, p)
+		if code != 2 || stdout != "" {
+			t.Fatalf("exit %d, stdout %q; want 2 and nothing", code, stdout)
+		}
+		if len(lines(stderr)) != 1 || !strings.Contains(stderr, "image.png is not a text file (it looks like image/png)") || len(stderr) > 300 {
+			t.Errorf("stderr = %q, want one short line saying it is not a text file", stderr)
 		}
 	})
 
@@ -213,6 +259,7 @@ func TestBackfillSubmitsAListReportsByOutcomeAndResumes(t *testing.T) {
 		{
 			name:     "a plain list skips comments and reports a malformed line as failed",
 			file:     "urls.txt",
+			wantCode: 4,
 			list:     "# invented plain list\nSITE/incidents/plain-one\nnot-a-url\n\nSITE/incidents/plain-two A label\n",
 			wantURLs: []string{site.URL + "/incidents/plain-one", site.URL + "/incidents/plain-two"},
 			wantReport: []string{

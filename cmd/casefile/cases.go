@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"os/user"
 	"path/filepath"
 	"text/tabwriter"
 
@@ -55,7 +56,7 @@ Postgres in --database-url.`,
 				if title == "" {
 					title = c.Case.Title.KO
 				}
-				fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\t%s\t%s\n", c.ID, c.Status, c.Version, c.Case.Org, c.Case.Date, orDash(c.Case.Timeline.ResolvedAfter), firstLine(title))
+				fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\t%s\t%s\n", termSafe(c.ID), c.Status, c.Version, termSafe(c.Case.Org), termSafe(c.Case.Date), orDash(c.Case.Timeline.ResolvedAfter), firstLine(title))
 			}
 			return tw.Flush()
 		},
@@ -98,8 +99,16 @@ Postgres in --database-url.`,
 			}
 			defer st.Close()
 			f := casefile.CaseFilter{Limit: 1 << 30}
-			if exportStatus != "all" {
-				f.Status = casefile.CaseStatus(exportStatus)
+			switch st := casefile.CaseStatus(exportStatus); st {
+			case "all":
+			case casefile.CaseApproved, casefile.CaseDraft, casefile.CaseRejected:
+				f.Status = st
+			case "":
+				// An empty filter would mean every case to the store: never
+				// export drafts and rejections by a blank variable.
+				return usageError{"cases export: --status is empty: give approved (the default), draft, rejected or all"}
+			default:
+				return usageError{fmt.Sprintf("cases export: unknown --status %q: give approved (the default), draft, rejected or all", exportStatus)}
 			}
 			cases, err := st.Cases(cmd.Context(), f)
 			if err != nil {
@@ -112,7 +121,7 @@ Postgres in --database-url.`,
 			return printJSON(a, out)
 		},
 	}
-	export.Flags().StringVar(&exportStatus, "status", "approved", "which cases: approved, draft, rejected or all")
+	export.Flags().StringVar(&exportStatus, "status", "approved", "which cases: approved, draft, rejected or all (an empty value is an error)")
 
 	var reviewer, reason string
 	var reviewed int
@@ -146,7 +155,7 @@ fails with exit status 5: read the new version and review it again.`, use, statu
 			},
 		}
 		c.Flags().IntVar(&reviewed, "version", 0, "the version you reviewed (required); a newer one makes the command fail")
-		c.Flags().StringVar(&reviewer, "reviewer", envOr("USER", "reviewer"), "who reviewed it")
+		c.Flags().StringVar(&reviewer, "reviewer", defaultReviewer(), "who reviewed it (env CASEFILE_REVIEWER; default: your OS user name)")
 		if status == casefile.CaseRejected {
 			c.Use += " --reason TEXT"
 			c.Example = fmt.Sprintf("  casefile cases %s IL-0001 --version 2 --reason \"a product announcement\"", use)
@@ -156,6 +165,18 @@ fails with exit status 5: read the new version and review it again.`, use, statu
 	}
 	cmd.AddCommand(list, show, export, review("approve", casefile.CaseApproved), review("reject", casefile.CaseRejected))
 	return cmd
+}
+
+// defaultReviewer names who reviews when --reviewer is not given:
+// CASEFILE_REVIEWER, else the OS user, else $USER.
+func defaultReviewer() string {
+	if r := envOr("CASEFILE_REVIEWER", ""); r != "" {
+		return r
+	}
+	if u, err := user.Current(); err == nil && u.Username != "" {
+		return u.Username
+	}
+	return envOr("USER", "")
 }
 
 func printJSON(a *app, v any) error {

@@ -23,7 +23,7 @@ type apiClient struct {
 }
 
 func (c *apiClient) register(cmd *cobra.Command) {
-	cmd.Flags().StringVar(&c.server, "server", envOr("CASEFILE_SERVER", "http://127.0.0.1:8080"), "URL of a running casefile (run or serve) (env CASEFILE_SERVER)")
+	cmd.Flags().StringVar(&c.server, "server", envOr("CASEFILE_SERVER", "http://127.0.0.1:8080"), "URL of a running casefile (run or serve) (env CASEFILE_SERVER); a server with CASEFILE_API_TOKEN set needs the same token in this command's environment")
 	c.token = envOr("CASEFILE_API_TOKEN", "")
 	c.http = &http.Client{Timeout: 30 * time.Second}
 }

@@ -36,7 +36,7 @@ casefile submit once the cause is fixed.`,
 				if dl.SubmissionID != 0 {
 					sub = fmt.Sprint(dl.SubmissionID)
 				}
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\n", dl.RecordedAt.Format(time.RFC3339), sub, dl.Subject, dl.Deliveries, firstLine(dl.Reason))
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\n", dl.RecordedAt.Format(time.RFC3339), sub, termSafe(dl.Subject), dl.Deliveries, firstLine(dl.Reason))
 			}
 			return tw.Flush()
 		},

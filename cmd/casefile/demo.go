@@ -8,6 +8,7 @@ import (
 	"strings"
 	"text/tabwriter"
 	"time"
+	"unicode/utf8"
 
 	"github.com/incidentlib/casefile"
 	"github.com/incidentlib/casefile/crawl/crawltest"
@@ -91,7 +92,7 @@ func (d *demoSite) submitAndReport(ctx context.Context, st casefile.Store, p *wo
 	for _, s := range got {
 		counts[s.State]++
 		if s.State != casefile.StateDrafted {
-			refused = append(refused, fmt.Sprintf("  %s\n    %s: %s", s.RawURL, s.State, firstLine(s.Error)))
+			refused = append(refused, fmt.Sprintf("  %s\n    %s: %s", termSafe(s.RawURL), s.State, firstLine(s.Error)))
 			continue
 		}
 		c, err := st.Case(ctx, s.CaseID)
@@ -102,8 +103,8 @@ func (d *demoSite) submitAndReport(ctx context.Context, st casefile.Store, p *wo
 		if len(c.Case.Sources) > 0 && c.Case.Sources[0].Archived != nil {
 			archived = "yes"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", c.ID, c.Case.Org, c.Case.Date,
-			orDash(c.Case.Timeline.DetectedAfter), orDash(c.Case.Timeline.ResolvedAfter), archived, s.RawURL)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", c.ID, termSafe(c.Case.Org), termSafe(c.Case.Date),
+			orDash(c.Case.Timeline.DetectedAfter), orDash(c.Case.Timeline.ResolvedAfter), archived, termSafe(s.RawURL))
 	}
 	tw.Flush()
 	if len(refused) > 0 {
@@ -118,13 +119,16 @@ func orDash(s *string) string {
 	if s == nil {
 		return "-"
 	}
-	return *s
+	return termSafe(*s)
 }
 
+// firstLine is the first line of s, at most 120 characters, safe for a
+// terminal.
 func firstLine(s string) string {
 	s, _, _ = strings.Cut(s, "\n")
-	if len(s) > 120 {
-		s = s[:117] + "..."
+	s = termSafe(s)
+	if utf8.RuneCountInString(s) > 120 {
+		s = string([]rune(s)[:117]) + "..."
 	}
 	return s
 }

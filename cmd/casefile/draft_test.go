@@ -94,6 +94,8 @@ func TestDraftExitStatuses(t *testing.T) {
 		{"a private address is refused without --allow-private", []string{srv.URL + "/postmortem"}, 2, "private"},
 		{"an unsupported content type is invalid input", []string{"--allow-private", srv.URL + "/binary"}, 2, "application/octet-stream"},
 		{"a page that is not a postmortem says why", []string{"--allow-private", srv.URL + "/announcement"}, 3, "not a postmortem"},
+		{"a refusal shows the score and the threshold it missed", []string{"--allow-private", srv.URL + "/announcement"}, 3, "below the threshold 2.00"},
+		{"a tracking link is cited without its tracking parameters", []string{"--allow-private", srv.URL + "/postmortem?utm_source=feed&utm_medium=rss&id=7&fbclid=abc#top"}, 0, ""},
 		{"a 404 is a failed fetch", []string{"--allow-private", srv.URL + "/gone"}, 4, "404"},
 		{"a 10 MB page is refused, not truncated", []string{"--allow-private", srv.URL + "/huge"}, 4, "too large"},
 		{"no URL is a usage error", []string{}, 2, "exactly one URL"},
@@ -126,7 +128,10 @@ func TestDraftExitStatuses(t *testing.T) {
 				t.Errorf("the printed case does not validate: %v", err)
 			}
 			if len(c.Sources) != 1 || c.Sources[0].Archived != nil {
-				t.Errorf("sources = %+v, want one with archived null while Wayback fails", c.Sources)
+				t.Fatalf("sources = %+v, want one with archived null while Wayback fails", c.Sources)
+			}
+			if u := c.Sources[0].URL; strings.Contains(u, "utm_") || strings.Contains(u, "fbclid") || strings.Contains(u, "#") {
+				t.Errorf("source url %s keeps tracking parameters or a fragment", u)
 			}
 		})
 	}

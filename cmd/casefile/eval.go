@@ -32,7 +32,7 @@ func (a *app) evalCommand() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "eval [DIR]",
 		Short: "Measure drafting on an evaluation corpus (offline)",
-		Long: `eval runs the draft step over a corpus in the format of shared/docs/eval-format.md:
+		Long: `eval runs the draft step over a corpus in the format of docs/eval-format.md:
 one folder per case with page.html, meta.json and expected.json. Each page is served
 at its real URL (http:// form) through an in-process forward proxy, the Wayback
 Machine is faked at the proxy's own address, and every draft is compared with the
@@ -387,7 +387,7 @@ func (r *evalReport) print(w io.Writer, verbose bool) {
 		if c.Error != "" {
 			failed = append([]string{"error: " + c.Error}, failed...)
 		}
-		fmt.Fprintf(tw, "%s\t%d/%d\t%s\n", c.Name, t.Passed, t.Total, strings.Join(failed, "; "))
+		fmt.Fprintf(tw, "%s\t%d/%d\t%s\n", termSafe(c.Name), t.Passed, t.Total, termSafe(strings.Join(failed, "; ")))
 	}
 	tw.Flush()
 	fmt.Fprintln(w)

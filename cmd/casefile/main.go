@@ -52,14 +52,14 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		if _, hint, ok := strings.Cut(rest, "Did you mean this?\n"); ok {
 			first += " (did you mean " + strings.Join(strings.Fields(hint), ", ") + "?)"
 		}
-		fmt.Fprintf(stderr, "casefile: %s\nRun 'casefile --help' for usage.\n", first)
+		fmt.Fprintf(stderr, "casefile: %s\nRun 'casefile --help' for usage.\n", termSafe(first))
 		return 2
 	}
 	if errors.Is(err, context.Canceled) && ctx.Err() != nil {
 		fmt.Fprintln(stderr, "casefile: interrupted")
 		return 130
 	}
-	fmt.Fprintf(stderr, "casefile: %v\n", err)
+	fmt.Fprintf(stderr, "casefile: %s\n", termSafe(err.Error()))
 	return casefile.KindOf(err).ExitCode()
 }
 
@@ -114,6 +114,7 @@ Exit status: 0 done, 2 invalid input, 3 not a postmortem, 4 the fetch failed,
 		a.backfillCommand(),
 		a.casesCommand(),
 		a.deadLettersCommand(),
+		a.healthCommand(),
 	)
 	return root
 }

@@ -49,7 +49,11 @@ func (f *nodeFlags) register(cmd *cobra.Command, listenDefault string) {
 		f.fetch.register(cmd)
 		fs.IntVar(&f.fetchSlots, "fetch-workers", 4, "pages this process drafts at once")
 	}
-	fs.StringVar(&f.listen, "listen", envOr("CASEFILE_LISTEN", listenDefault), "address of the HTTP API, review page and /metrics (env CASEFILE_LISTEN); empty: none")
+	listenHelp := "address of the HTTP API, review page, /metrics and /healthz (env CASEFILE_LISTEN); empty: none"
+	if !f.roles.Relay {
+		listenHelp = "address of /metrics and the health checks (/healthz) (env CASEFILE_LISTEN); empty: none"
+	}
+	fs.StringVar(&f.listen, "listen", envOr("CASEFILE_LISTEN", listenDefault), listenHelp)
 	if f.embedded {
 		fs.IntVar(&f.natsPort, "nats-port", 0, "also serve the embedded NATS on 127.0.0.1:PORT for the nats CLI (0: in-process only)")
 	} else {
@@ -220,7 +224,7 @@ func (a *app) runNode(ctx context.Context, f *nodeFlags) (err error) {
 			return casefile.Errorf(casefile.ErrInvalid, "listen on %s: %w", f.listen, err)
 		}
 		h := &api{store: st, token: f.token, kick: p.Kick, log: a.log, metrics: promhttp.HandlerFor(reg, promhttp.HandlerOpts{}), freshFor: freshFor}
-		srv = &http.Server{Handler: h.routes(), ReadHeaderTimeout: 10 * time.Second}
+		srv = newHTTPServer(h.routes())
 		apiURL = "http://" + ln.Addr().String()
 		go func() {
 			if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {

@@ -27,7 +27,13 @@ func (f *storeFlags) register(fs *pflag.FlagSet, withData bool) {
 	if withData {
 		fs.StringVar(&f.dataDir, "data", envOr("CASEFILE_DATA", "./casefile-data"), "folder for the embedded NATS server's files and the embedded store (env CASEFILE_DATA)")
 	}
-	fs.StringVar(&f.databaseURL, "database-url", envOr("CASEFILE_DATABASE_URL", ""), "Postgres URL of the review store, e.g. postgres://casefile@db:5432/casefile (env CASEFILE_DATABASE_URL); empty: the embedded store in --data")
+	help := "Postgres URL of the review store, e.g. postgres://casefile@db:5432/casefile (env CASEFILE_DATABASE_URL)"
+	if withData {
+		help += "; empty: the embedded store in --data"
+	} else {
+		help += "; required"
+	}
+	fs.StringVar(&f.databaseURL, "database-url", envOr("CASEFILE_DATABASE_URL", ""), help)
 }
 
 // open opens the review store the flags name.

@@ -24,7 +24,10 @@ second case.
 
 Exit status with --wait: 0 when every URL was drafted, 3 when some page was not a
 postmortem, 4 when some failed or were still open when --wait-timeout ran out; 2 when
-the server refused some URL as invalid.`,
+the server refused some URL as invalid.
+
+When the server was started with CASEFILE_API_TOKEN, set the same CASEFILE_API_TOKEN
+here: it is sent as "Authorization: Bearer <token>".`,
 		Example: "  casefile submit --wait https://www.example.com/blog/2024/05/01/outage-report/",
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 0 {
@@ -39,10 +42,10 @@ the server refused some URL as invalid.`,
 				return err
 			}
 			for _, r := range resp.Rejected {
-				fmt.Fprintf(a.stdout, "rejected\t%s\t%s\n", r.URL, r.Error)
+				fmt.Fprintf(a.stdout, "rejected\t%s\t%s\n", termSafe(r.URL), termSafe(r.Error))
 			}
 			for _, s := range resp.Submissions {
-				fmt.Fprintf(a.stdout, "submission %d\t%s\n", s.ID, s.RawURL)
+				fmt.Fprintf(a.stdout, "submission %d\t%s\n", s.ID, termSafe(s.RawURL))
 			}
 			if !wait {
 				if len(resp.Rejected) > 0 {
@@ -65,7 +68,7 @@ the server refused some URL as invalid.`,
 					if state == "" {
 						state = s.State
 					}
-					fmt.Fprintf(a.stdout, "%s\t%s\tstill open after %s\n", state, s.RawURL, timeout)
+					fmt.Fprintf(a.stdout, "%s\t%s\tstill open after %s\n", state, termSafe(s.RawURL), timeout)
 					open++
 					continue
 				}
@@ -74,12 +77,12 @@ the server refused some URL as invalid.`,
 				}
 				switch done.State {
 				case casefile.StateDrafted:
-					fmt.Fprintf(a.stdout, "drafted\t%s\t%s\n", done.CaseID, done.RawURL)
+					fmt.Fprintf(a.stdout, "drafted\t%s\t%s\n", done.CaseID, termSafe(done.RawURL))
 				case casefile.StateNotPostmortem:
-					fmt.Fprintf(a.stdout, "not a postmortem\t%s\t%s\n", done.RawURL, done.Error)
+					fmt.Fprintf(a.stdout, "not a postmortem\t%s\t%s\n", termSafe(done.RawURL), termSafe(done.Error))
 					worst = max(worst, casefile.KindNotPostmortem)
 				default:
-					fmt.Fprintf(a.stdout, "%s\t%s\t%s\n", done.State, done.RawURL, done.Error)
+					fmt.Fprintf(a.stdout, "%s\t%s\t%s\n", done.State, termSafe(done.RawURL), termSafe(done.Error))
 					worst = max(worst, casefile.KindTransient)
 				}
 			}
