@@ -285,7 +285,7 @@ func assemble(pg *page, r reading) casefile.Document {
 		}
 	}
 	d.Postmortem = verdict(evidence{synthetic: synthetic,
-		url: pg.orig, title: d.Title, signals: r.signals, sections: d.Sections, events: d.Events,
+		url: pg.orig, title: d.Title, docTitle: docTitle(pg.ix), signals: r.signals, sections: d.Sections, events: d.Events,
 		text: strings.Join(texts[1:], "\n"), paras: paras, links: len(d.Links), listPage: r.listPage,
 	})
 	return d
