@@ -29,7 +29,7 @@ type signal struct {
 type evidence struct {
 	url      *url.URL
 	title    string
-	docTitle string // the <title> element, when the title came from elsewhere
+	docTitle string   // the <title> element, when the title came from elsewhere
 	signals  []signal // the platform reader's own, from structured fields
 	sections []casefile.Section
 	events   []casefile.Event
@@ -57,7 +57,7 @@ var (
 		normalize.MustPattern(`(?i)(?:\d{4}-\d{2}-\d{2}|` + monthNames + `\.? \d{1,2}(?:st|nd|rd|th)?,? \d{4})\b.*\b(?:outage|downtime|disruption|incident|degradation|interruption)s?\b`),
 		normalize.MustPattern(`障害.{0,12}(?:報告|ご報告|報告書|について|のお知らせ|発生)|障害報告|事後報告|第[一二三四1-4１-４]報`),
 	}
-	titleOutage = normalize.MustPattern(`(?i)\b(?:outages?|downtime|disruptions?|degraded (?:performance|service)|service (?:interruption|issues?)|partial outage|site (?:outage|down)|(?:was|is|went) down)\b|장애|障害|不具合|復旧`)
+	titleOutage     = normalize.MustPattern(`(?i)\b(?:outages?|downtime|disruptions?|degraded (?:performance|service)|service (?:interruption|issues?)|partial outage|site (?:outage|down)|(?:was|is|went) down)\b|장애|障害|不具合|復旧`)
 	urlPostmortem   = normalize.MustPattern(`(?i)post-?mortem|incident|outage|downtime|disruption|retrospective|root-?cause|\brca\b|/message/`)
 	reBetween       = normalize.MustPattern(`(?i)\b(?:between|from)\b[^.\n]{0,40}?\d{1,2}(?::\d{2}|\s?[ap]\.?m\.?)[^.\n]{0,60}?\b(?:and|to|until|through)\b[^.\n]{0,40}?\d{1,2}(?::\d{2}|\s?[ap]\.?m\.?)`)
 	reApology       = normalize.MustPattern(`お詫び|申し訳|(?i)\b(?:we|I)(?: sincerely| deeply| truly| again)? apologi[sz]e|\bwe(?:'re| are|’re)(?: very| truly| deeply| so)? sorry\b|\bour apologies\b|\bapologi[sz]e for\b|(?:^|[.!]\s+)sorry\b|\bsorry for\b|사과(?:드립니다|를 드립니다|드리며)|죄송합니다|불편을 드려`)
