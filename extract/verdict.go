@@ -60,7 +60,7 @@ var (
 	titleOutage     = normalize.MustPattern(`(?i)\b(?:outages?|downtime|disruptions?|degraded (?:performance|service)|service (?:interruption|issues?)|partial outage|site (?:outage|down)|(?:was|is|went) down)\b|장애|障害|不具合|復旧`)
 	urlPostmortem   = normalize.MustPattern(`(?i)post-?mortem|incident|outage|downtime|disruption|retrospective|root-?cause|\brca\b|/message/`)
 	reBetween       = normalize.MustPattern(`(?i)\b(?:between|from)\b[^.\n]{0,40}?\d{1,2}(?::\d{2}|\s?[ap]\.?m\.?)[^.\n]{0,60}?\b(?:and|to|until|through)\b[^.\n]{0,40}?\d{1,2}(?::\d{2}|\s?[ap]\.?m\.?)`)
-	reApology       = normalize.MustPattern(`お詫び|申し訳|(?i)\b(?:we|I)(?: sincerely| deeply| truly| again)? apologi[sz]e|\bwe(?:'re| are|’re)(?: very| truly| deeply| so)? sorry\b|\bour apologies\b|\bapologi[sz]e for\b|(?:^|[.!]\s+)sorry\b|\bsorry for\b|사과(?:드립니다|를 드립니다|드리며)|죄송합니다|불편을 드려`)
+	reApology       = normalize.MustPattern(`(?i)\b(?:we|I)(?: sincerely| deeply| truly| again)? apologi[sz]e|\bwe(?:'re| are|’re)(?: very| truly| deeply| so)? sorry\b|\bour apologies\b|\bapologi[sz]e for\b|(?:^|[.!]\s+)sorry\b|\bsorry for\b|사과(?:드립니다|를 드립니다|드리며)|죄송합니다|불편을 드려|お詫び|申し訳`)
 	reIncidentWords = normalize.MustPattern(`(?i)\b(?:outages?|incidents?|downtime|disruptions?|degrad(?:ed|ation)|unavailab(?:le|ility)|errors?|failures?|failed|failing|broke|broken|went down|rolled back|reverted)\b|장애|중단|오류|지연|障害|不具合|停止|エラー|遅延|つながりにくい`)
 	reCause         = normalize.MustPattern(`(?i)\broot cause\b|\bcaused by\b|\bthe cause (?:was|of)\b|\b(?:was|were) due to\b|\btriggered by\b|\bwe (?:found|identified|determined|traced|discovered)\b|\bturned out\b|\binvestigation (?:found|showed|revealed|determined)\b|\bthe (?:real|underlying|actual) (?:cause|problem|issue)\b|\bbecause (?:of )?(?:a|an|the|our)\b|원인|原因`)
 	reRecovery      = normalize.MustPattern(`(?i)\b(?:restored|recovered|resolved|mitigated|fixed)\b|\bback (?:up|online|to normal)\b|\b(?:working|available|operational|up) again\b|\bagain from then\b|\breturned to normal\b|\brolled? (?:it )?back\b|\brollback\b|\breverted\b|\brestore from\b|복구|정상화|해결|復旧|回復|解消`)
@@ -96,15 +96,6 @@ type verdictInput struct {
 // zoned times and an account of cause and recovery add up; list pages,
 // guides, maintenance and empty pages count against.
 var verdictRules = []verdictRule{
-	{"reader", "", func(v *verdictInput) (float64, string) {
-		var w float64
-		var why []string
-		for _, s := range v.signals {
-			w += s.weight
-			why = append(why, s.reason)
-		}
-		return w, strings.Join(why, "; ")
-	}},
 	{"title-report", "title", func(v *verdictInput) (float64, string) {
 		for _, title := range v.titles() {
 			for _, re := range titlePostmortem {
@@ -192,7 +183,14 @@ var verdictRules = []verdictRule{
 	{"maintenance", "kind", titleRule(titleMaintain, -4, "scheduled maintenance")},
 	{"guide", "kind", titleRule(titleGuide, -6, "a guide or template, not an incident")},
 	{"announcement", "kind", titleRule(titleAnnounce, -3, "a product announcement")},
-	{"list-title", "kind", titleRule(titleList, -3, "a list page")},
+	// A deep link into a history page has the history's <title> above one
+	// incident: only the page's own title says it is a list.
+	{"list-title", "kind", func(v *verdictInput) (float64, string) {
+		if titleList.MatchString(v.title) {
+			return -3, "a list page"
+		}
+		return 0, ""
+	}},
 	{"digest", "kind", titleRule(titleDigest, -3, "a newsletter or digest issue")},
 	{"sample", "", func(v *verdictInput) (float64, string) {
 		if anyLine(v.lower, sampleWords, reSample) {
@@ -275,11 +273,20 @@ func postmortemHeadings(sections []casefile.Section, synthetic map[string]bool) 
 	return kinds
 }
 
-// verdict scores the evidence with verdictRules. Each reason names its
-// rule, what it saw and its weight.
+// verdict scores the evidence: the reader's signals (rule ID "reader"),
+// then verdictRules. Each reason says what its rule saw and its weight.
 func verdict(ev evidence) casefile.Verdict {
 	in := &verdictInput{evidence: ev, title: strings.TrimSpace(ev.title), lower: strings.ToLower(ev.text), runes: utf8.RuneCountInString(ev.text)}
 	v := casefile.Verdict{Reasons: []string{}, Rules: []string{}}
+	count := func(id string, w float64, why string) {
+		v.Score += w
+		v.Rules = append(v.Rules, id)
+		v.Reasons = append(v.Reasons, why+" ("+formatWeight(w)+")")
+	}
+	// The platform reader's own signals, from structured fields, come first.
+	for _, s := range ev.signals {
+		count("reader", s.weight, s.reason)
+	}
 	done := map[string]bool{}
 	for _, r := range verdictRules {
 		if r.Group != "" && done[r.Group] {
@@ -292,9 +299,7 @@ func verdict(ev evidence) casefile.Verdict {
 		if r.Group != "" {
 			done[r.Group] = true
 		}
-		v.Score += w
-		v.Rules = append(v.Rules, r.ID)
-		v.Reasons = append(v.Reasons, why+" ("+formatWeight(w)+")")
+		count(r.ID, w, why)
 	}
 	v.Score = math.Round(v.Score*100) / 100
 	v.IsPostmortem = v.Score >= postmortemThreshold

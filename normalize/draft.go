@@ -687,7 +687,7 @@ func cleanItem(s string) string {
 }
 
 // promiseRe finds sentences that promise work.
-var promiseRe = MustPattern(`(?i)\b(?:we|we're|we’re|we've|we’ve|our teams?|engineers?|the team)\s+(?:will|shall|are|have (?:begun|started)|plan|intend|'re|'ll|’ll)\b|\bwill be\b|\bis being\b|\bare being\b|\bplanned\b|\bin progress\b|겠습니다|예정|계획|한다\.?$|하겠다|것이다`)
+var promiseRe = MustPattern(`(?i)\bI(?:'ll|’ll| will| plan| intend)\b|\b(?:we|we're|we’re|we've|we’ve|our teams?|engineers?|the team)\s+(?:will|shall|are|have (?:begun|started)|plan|intend|'re|'ll|’ll)\b|\bwill be\b|\bis being\b|\bare being\b|\bplanned\b|\bin progress\b|겠습니다|예정|계획|한다\.?$|하겠다|것이다|します。?$|してまいります|いたします|予定`)
 
 // items makes remediation or action items: one per list item of the
 // sections of kind k; from a section with prose only, one per sentence

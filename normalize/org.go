@@ -209,6 +209,7 @@ var siteNameSuffixes = map[string]bool{
 	"ltd": true, "ltd.": true, "llc": true, "corp": true, "corp.": true, "gmbh": true,
 	"newsletter": true, "dispatch": true, "digest": true, "weekly": true, "bulletin": true,
 	"techblog": true, "devblog": true, "기술블로그": true, "블로그": true, "기술": true,
+	"support": true, "help": true, "center": true, "centre": true, "faq": true, "kb": true,
 }
 
 // siteNamePrefixes are leading phrases of the same kind ("The Cloudflare
@@ -224,6 +225,11 @@ var siteNamePrefixes = [][]string{
 // "GitHub Status" → "GitHub", "Engineering at Meta" → "Meta"). It returns
 // "" when nothing is left.
 func CleanSiteName(s string) string {
+	// A mailing list's address ("announce@lists.example.org") names the
+	// organisation by its domain.
+	if _, domain, ok := strings.Cut(strings.TrimSpace(s), "@"); ok && !strings.ContainsAny(domain, " @") && strings.Contains(domain, ".") {
+		return nameFromDomain(strings.ToLower(domain))
+	}
 	for _, p := range siteNameSplitRe.Split(strings.TrimSpace(s), -1) {
 		if t := trimSiteName(p); t != "" {
 			return t

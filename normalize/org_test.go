@@ -40,6 +40,9 @@ func TestCleanSiteName(t *testing.T) {
 		{"a separator with the name second", "Blog - Honeycomb", "Honeycomb"},
 		{"a legal form goes", "Example, Inc.", "Example"},
 		{"a plain name stays", "Monzo", "Monzo"},
+		{"a community support forum's name loses its section words", "Acme Community Support", "Acme"},
+		{"a help centre", "Acme Help Center", "Acme"},
+		{"a mailing list's address names the domain", "announce@lists.acme.org", "Acme"},
 		{"only affixes leave nothing", "Engineering Blog", ""},
 		{"the name of a company that ends in Services stays", "Amazon Web Services", "Amazon Web Services"},
 	}
