@@ -106,6 +106,9 @@ type Pipeline struct {
 	Config  Config
 	Log     *slog.Logger
 	Metrics *Metrics
+	// OnSetup, when set, hears each failed attempt to set up the streams
+	// (NATS unreachable, no JetStream leader yet) and nil once they are.
+	OnSetup func(err error)
 
 	kick chan struct{}
 	once sync.Once
@@ -151,12 +154,12 @@ func (p *Pipeline) Kick() {
 	}
 }
 
-// Run sets up the streams and runs the selected roles until ctx is
+// Run sets up the streams (waiting for NATS as long as it takes) and runs the selected roles until ctx is
 // cancelled, then drains: no new jobs are pulled, jobs in flight get
 // Config.ShutdownGrace to finish, and the rest go back to the queue.
 func (p *Pipeline) Run(ctx context.Context) error {
 	p.init()
-	if err := SetupStreams(ctx, p.JS, p.Config.Queue); err != nil {
+	if err := p.setup(ctx); err != nil {
 		return err
 	}
 	var wg sync.WaitGroup
