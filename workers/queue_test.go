@@ -5,35 +5,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/nats-io/nats.go/jetstream"
-
 	"github.com/incidentlib/casefile/workers"
 	"github.com/incidentlib/casefile/workers/natstest"
 )
-
-// replicasOf returns the replicas of both streams and the four consumers.
-func replicasOf(t *testing.T, ctx context.Context, js jetstream.JetStream) map[string]int {
-	t.Helper()
-	got := map[string]int{}
-	for stream, consumers := range map[string][]string{
-		workers.StreamName:    {workers.ConsumerFetch, workers.ConsumerStore, workers.ConsumerArchive},
-		workers.DLQStreamName: {workers.ConsumerDLQ},
-	} {
-		s, err := js.Stream(ctx, stream)
-		if err != nil {
-			t.Fatal(err)
-		}
-		got[stream] = s.CachedInfo().Config.Replicas
-		for _, name := range consumers {
-			c, err := s.Consumer(ctx, name)
-			if err != nil {
-				t.Fatal(err)
-			}
-			got[stream+"/"+name] = c.CachedInfo().Config.Replicas
-		}
-	}
-	return got
-}
 
 func TestSetupStreamsChangesReplicasOnlyWhenMigrating(t *testing.T) {
 	if testing.Short() {
@@ -75,7 +49,11 @@ func TestSetupStreamsChangesReplicasOnlyWhenMigrating(t *testing.T) {
 		if len(kept) != st.wantKept {
 			t.Errorf("%s: %d replicas kept %v, want %d", st.name, len(kept), kept, st.wantKept)
 		}
-		for what, n := range replicasOf(t, ctx, js) {
+		replicas, err := natstest.Replicas(ctx, js)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for what, n := range replicas {
 			if n != st.want {
 				t.Errorf("%s: %s has %d replicas, want %d", st.name, what, n, st.want)
 			}

@@ -27,18 +27,19 @@ type api struct {
 	kick    func()
 	log     *slog.Logger
 	metrics http.Handler
+	// ready gates submissions until the process's streams are set up
+	// (nil: always ready).
+	ready *readiness
 }
 
 func (s *api) routes() http.Handler {
 	mux := http.NewServeMux()
-	mux.HandleFunc("POST /api/submissions", s.requireToken(s.postSubmissions))
+	mux.HandleFunc("POST /api/submissions", s.requireToken(s.ready.requireStarted(s.postSubmissions)))
 	mux.HandleFunc("GET /api/submissions", s.listSubmissions)
 	mux.HandleFunc("GET /api/submissions/{id}", s.getSubmission)
 	mux.HandleFunc("GET /api/cases", s.listCases)
 	mux.HandleFunc("GET /api/cases/{id}", s.getCase)
-	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
-		writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
-	})
+	s.ready.register(mux)
 	if s.metrics != nil {
 		mux.Handle("GET /metrics", s.metrics)
 	}

@@ -9,6 +9,8 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -33,11 +35,13 @@ type nodeFlags struct {
 	natsPort   int
 	fetchSlots int
 	replicas   int
+	migrate    bool
 	token      string
 	demo       bool
 
 	embedded bool
 	roles    workers.Roles
+	envErr   error // an environment variable that does not parse
 }
 
 func (f *nodeFlags) register(cmd *cobra.Command, listenDefault string) {
@@ -47,12 +51,25 @@ func (f *nodeFlags) register(cmd *cobra.Command, listenDefault string) {
 		f.fetch.register(cmd)
 		fs.IntVar(&f.fetchSlots, "fetch-workers", 4, "pages this process drafts at once")
 	}
-	fs.StringVar(&f.listen, "listen", envOr("CASEFILE_LISTEN", listenDefault), "address of the HTTP API, review page and /metrics (env CASEFILE_LISTEN); empty: none")
+	if f.roles.Relay {
+		fs.StringVar(&f.listen, "listen", envOr("CASEFILE_LISTEN", listenDefault), "address of the HTTP API, review page, /metrics, /healthz and /readyz (env CASEFILE_LISTEN); empty: none")
+	} else {
+		fs.StringVar(&f.listen, "listen", envOr("CASEFILE_LISTEN", listenDefault), "address of /metrics, /healthz and /readyz, and nothing else (env CASEFILE_LISTEN); empty: none")
+	}
 	if f.embedded {
 		fs.IntVar(&f.natsPort, "nats-port", 0, "also serve the embedded NATS on 127.0.0.1:PORT for the nats CLI (0: in-process only)")
 	} else {
 		fs.StringVar(&f.natsURL, "nats-url", envOr("CASEFILE_NATS_URL", nats.DefaultURL), "NATS server or cluster URLs, comma-separated (env CASEFILE_NATS_URL)")
-		fs.IntVar(&f.replicas, "stream-replicas", 1, "replicas of the JetStream streams and consumers: 1 on a single server, 3 on a cluster")
+		replicas := 1
+		if v := os.Getenv("CASEFILE_STREAM_REPLICAS"); v != "" {
+			if n, err := strconv.Atoi(v); err == nil {
+				replicas = n
+			} else {
+				f.envErr = usageError{fmt.Sprintf("CASEFILE_STREAM_REPLICAS=%q is not a number: give 1, 3 or 5", v)}
+			}
+		}
+		fs.IntVar(&f.replicas, "stream-replicas", replicas, "replicas of the JetStream streams and consumers this process creates: 1 on a single server, 3 on a cluster (env CASEFILE_STREAM_REPLICAS); streams that exist keep theirs unless --migrate-replicas")
+		fs.BoolVar(&f.migrate, "migrate-replicas", false, "set the replicas of existing streams and consumers to --stream-replicas, lower or higher (an explicit migration: run it once, on one process)")
 	}
 	if f.roles.Relay {
 		f.token = os.Getenv("CASEFILE_API_TOKEN")
@@ -125,6 +142,22 @@ outbox relay that publishes stored submissions to NATS. Writes need
 
 // runNode runs one process of the pipeline until ctx is cancelled.
 func (a *app) runNode(ctx context.Context, f *nodeFlags) (err error) {
+	if f.envErr != nil {
+		return f.envErr
+	}
+	if !f.embedded && (f.replicas < 1 || f.replicas > 5) {
+		return usageError{fmt.Sprintf("--stream-replicas %d: JetStream takes 1 to 5 (1 on a single server, 3 on a cluster)", f.replicas)}
+	}
+	if f.embedded {
+		if err := os.MkdirAll(f.store.dataDir, 0o755); err != nil {
+			return fmt.Errorf("create data folder: %w", err)
+		}
+		release, err := lockDataDir(f.store.dataDir)
+		if err != nil {
+			return err
+		}
+		defer release()
+	}
 	st, storeName, err := f.store.open(ctx)
 	if err != nil {
 		return err
@@ -132,7 +165,7 @@ func (a *app) runNode(ctx context.Context, f *nodeFlags) (err error) {
 	defer st.Close()
 
 	var nc *nats.Conn
-	natsName := f.natsURL
+	natsName := redactURLs(f.natsURL)
 	if f.embedded {
 		ns, err := workers.StartEmbedded(workers.EmbeddedConfig{Dir: f.store.dataDir, Port: f.natsPort})
 		if err != nil {
@@ -158,9 +191,10 @@ func (a *app) runNode(ctx context.Context, f *nodeFlags) (err error) {
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	_ = workers.RegisterQueueDepth(reg, js)
+	ready := &readiness{waitingFor: "NATS JetStream at " + natsName, connected: nc.IsConnected}
 	p := &workers.Pipeline{
-		JS: js, Store: st, Roles: f.roles, Log: a.log, Metrics: workers.NewMetrics(reg),
-		Config: workers.Config{FetchSlots: f.fetchSlots, Queue: workers.QueueConfig{Replicas: f.replicas}},
+		JS: js, Store: st, Roles: f.roles, Log: a.log, Metrics: workers.NewMetrics(reg), OnSetup: ready.setupDone,
+		Config: workers.Config{FetchSlots: f.fetchSlots, Queue: workers.QueueConfig{Replicas: f.replicas, MigrateReplicas: f.migrate}},
 	}
 
 	var demo *demoSite
@@ -199,15 +233,24 @@ func (a *app) runNode(ctx context.Context, f *nodeFlags) (err error) {
 		if err != nil {
 			return casefile.Errorf(casefile.ErrInvalid, "listen on %s: %w", f.listen, err)
 		}
-		h := &api{store: st, token: f.token, kick: p.Kick, log: a.log, metrics: promhttp.HandlerFor(reg, promhttp.HandlerOpts{})}
-		srv = &http.Server{Handler: h.routes(), ReadHeaderTimeout: 10 * time.Second}
+		metrics := promhttp.HandlerFor(reg, promhttp.HandlerOpts{})
+		handler := opsRoutes(metrics, ready)
+		if f.roles.Relay {
+			h := &api{store: st, token: f.token, kick: p.Kick, log: a.log, metrics: metrics, ready: ready}
+			handler = h.routes()
+		}
+		srv = &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second}
 		apiURL = "http://" + ln.Addr().String()
 		go func() {
 			if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
 				a.log.Error("http server stopped", "err", err)
 			}
 		}()
-		a.log.Info("API and review page ready", "url", "http://"+ln.Addr().String()+"/")
+		if f.roles.Relay {
+			a.log.Info("API and review page listening", "url", apiURL+"/", "ready", apiURL+"/readyz")
+		} else {
+			a.log.Info("metrics and health listening", "url", apiURL+"/metrics", "ready", apiURL+"/readyz")
+		}
 		if a.onListen != nil {
 			a.onListen(ln.Addr().String())
 		}
@@ -259,6 +302,15 @@ func redacted(secret string) string {
 		return "(none: writes are open)"
 	}
 	return "(set)"
+}
+
+// redactURLs redacts each of comma-separated URLs.
+func redactURLs(raw string) string {
+	parts := strings.Split(raw, ",")
+	for i, p := range parts {
+		parts[i] = redactURL(strings.TrimSpace(p))
+	}
+	return strings.Join(parts, ",")
 }
 
 func redactURL(raw string) string {

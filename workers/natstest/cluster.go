@@ -13,6 +13,8 @@ import (
 	"github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/incidentlib/casefile/workers"
 )
 
 // Cluster is n nats-servers with JetStream, routed to each other on
@@ -141,4 +143,28 @@ func (c *Cluster) Shutdown(name string) {
 		}
 	}
 	c.t.Fatalf("no nats server called %q", name)
+}
+
+// Replicas returns the replicas of casefile's streams and consumers, keyed
+// "STREAM" and "STREAM/consumer".
+func Replicas(ctx context.Context, js jetstream.JetStream) (map[string]int, error) {
+	got := map[string]int{}
+	for stream, consumers := range map[string][]string{
+		workers.StreamName:    {workers.ConsumerFetch, workers.ConsumerStore, workers.ConsumerArchive},
+		workers.DLQStreamName: {workers.ConsumerDLQ},
+	} {
+		s, err := js.Stream(ctx, stream)
+		if err != nil {
+			return nil, fmt.Errorf("replicas of %s: %w", stream, err)
+		}
+		got[stream] = s.CachedInfo().Config.Replicas
+		for _, name := range consumers {
+			c, err := s.Consumer(ctx, name)
+			if err != nil {
+				return nil, fmt.Errorf("replicas of %s/%s: %w", stream, name, err)
+			}
+			got[stream+"/"+name] = c.CachedInfo().Config.Replicas
+		}
+	}
+	return got, nil
 }
