@@ -271,9 +271,9 @@ func (p *Pipeline) relayOnce(ctx context.Context) error {
 type handler func(ctx context.Context, msg jetstream.Msg) error
 
 func (p *Pipeline) consume(ctx context.Context, stream, name string, slots int, h handler) error {
-	cons, err := p.JS.Consumer(ctx, stream, name)
+	cons, err := p.openConsumer(ctx, stream, name)
 	if err != nil {
-		return fmt.Errorf("open consumer %s: %w", name, err)
+		return err
 	}
 	// Jobs outlive ctx by the shutdown grace, so that a Ctrl-C finishes
 	// what is in hand instead of wasting it.
@@ -569,9 +569,9 @@ type maxDeliveriesAdvisory struct {
 // recordDeadLetters turns MAX_DELIVERIES advisories into dead_letters rows
 // and removes the parked job from the work stream.
 func (p *Pipeline) recordDeadLetters(ctx context.Context) error {
-	work, err := p.JS.Stream(ctx, StreamName)
+	work, err := p.openStream(ctx, StreamName)
 	if err != nil {
-		return fmt.Errorf("open stream %s: %w", StreamName, err)
+		return err
 	}
 	return p.consume(ctx, DLQStreamName, ConsumerDLQ, 1, func(ctx context.Context, msg jetstream.Msg) error {
 		var adv maxDeliveriesAdvisory

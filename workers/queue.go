@@ -245,7 +245,7 @@ func (p *Pipeline) setup(ctx context.Context) error {
 		if !nc.IsConnected() {
 			err = fmt.Errorf("not connected to NATS (last error: %v)", nc.LastError())
 		} else {
-			sctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+			sctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 			var kept []ReplicasKept
 			kept, err = SetupStreams(sctx, p.JS, p.Config.Queue)
 			cancel()
@@ -297,4 +297,45 @@ func redactedServers(nc *nats.Conn) string {
 		return "(in-process)"
 	}
 	return strings.Join(out, ",")
+}
+
+// openConsumer looks up a consumer that setup made, retrying while the
+// cluster elects a leader (lookups time out meanwhile).
+func (p *Pipeline) openConsumer(ctx context.Context, stream, name string) (c jetstream.Consumer, err error) {
+	err = p.lookup(ctx, "consumer "+name, func(ctx context.Context) (err error) {
+		c, err = p.JS.Consumer(ctx, stream, name)
+		return err
+	})
+	return c, err
+}
+
+// openStream likewise for a stream.
+func (p *Pipeline) openStream(ctx context.Context, name string) (s jetstream.Stream, err error) {
+	err = p.lookup(ctx, "stream "+name, func(ctx context.Context) (err error) {
+		s, err = p.JS.Stream(ctx, name)
+		return err
+	})
+	return s, err
+}
+
+func (p *Pipeline) lookup(ctx context.Context, what string, get func(context.Context) error) error {
+	wait := 250 * time.Millisecond
+	for {
+		lctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+		err := get(lctx)
+		cancel()
+		if err == nil {
+			return nil
+		}
+		if ctx.Err() != nil || errors.Is(err, jetstream.ErrConsumerNotFound) || errors.Is(err, jetstream.ErrStreamNotFound) {
+			return fmt.Errorf("open %s: %w", what, err)
+		}
+		p.Log.Warn("JetStream lookup failed; retrying", "what", what, "retry_in", wait.String(), "err", err)
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("open %s: %w", what, ctx.Err())
+		case <-time.After(wait):
+		}
+		wait = min(wait*2, 5*time.Second)
+	}
 }

@@ -18,7 +18,15 @@ type readiness struct {
 	mu      sync.Mutex
 	started bool   // the streams were set up once
 	lastErr string // the last failed attempt, while not started
+	startCh chan struct{}
 }
+
+func newReadiness(waitingFor string, connected func() bool) *readiness {
+	return &readiness{waitingFor: waitingFor, connected: connected, startCh: make(chan struct{})}
+}
+
+// startedCh is closed once the streams are set up.
+func (r *readiness) startedCh() <-chan struct{} { return r.startCh }
 
 // setupDone is the pipeline's OnSetup: nil once the streams are set up,
 // else the error of a failed attempt.
@@ -26,6 +34,9 @@ func (r *readiness) setupDone(err error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if err == nil {
+		if !r.started {
+			close(r.startCh)
+		}
 		r.started, r.lastErr = true, ""
 		return
 	}

@@ -191,7 +191,7 @@ func (a *app) runNode(ctx context.Context, f *nodeFlags) (err error) {
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	_ = workers.RegisterQueueDepth(reg, js)
-	ready := &readiness{waitingFor: "NATS JetStream at " + natsName, connected: nc.IsConnected}
+	ready := newReadiness("NATS JetStream at "+natsName, nc.IsConnected)
 	p := &workers.Pipeline{
 		JS: js, Store: st, Roles: f.roles, Log: a.log, Metrics: workers.NewMetrics(reg), OnSetup: ready.setupDone,
 		Config: workers.Config{FetchSlots: f.fetchSlots, Queue: workers.QueueConfig{Replicas: f.replicas, MigrateReplicas: f.migrate}},
@@ -225,6 +225,17 @@ func (a *app) runNode(ctx context.Context, f *nodeFlags) (err error) {
 	defer cancelRun()
 	done := make(chan error, 1)
 	go func() { done <- p.Run(runCtx) }()
+
+	if f.embedded {
+		// The embedded NATS runs in this process: nothing to wait for
+		// outside it, so listen once the streams are set up.
+		select {
+		case <-ready.startedCh():
+		case <-ctx.Done():
+		case err := <-done:
+			done <- err // for the select below
+		}
+	}
 
 	var srv *http.Server
 	apiURL := ""

@@ -69,28 +69,23 @@ func StartCluster(t testing.TB, n int) *Cluster {
 			t.Fatalf("nats %s not ready after 15s", srv.Name())
 		}
 	}
-	deadline := time.Now().Add(30 * time.Second)
-	for !c.hasMetaLeader() {
-		if time.Now().After(deadline) {
-			t.Fatal("the JetStream cluster elected no meta leader within 30s")
+	// The cluster serves the JetStream API once it has elected a meta
+	// leader: wait for an answer from it.
+	_, js := c.Connect()
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		_, err := js.AccountInfo(ctx)
+		cancel()
+		if err == nil {
+			break
 		}
-		time.Sleep(50 * time.Millisecond)
+		if time.Now().After(deadline) {
+			t.Fatalf("the JetStream cluster does not answer after 60s: %v", err)
+		}
+		time.Sleep(100 * time.Millisecond)
 	}
 	return c
-}
-
-func (c *Cluster) hasMetaLeader() bool {
-	leader := false
-	for _, srv := range c.servers {
-		if !srv.Running() {
-			continue
-		}
-		if !srv.JetStreamIsCurrent() {
-			return false
-		}
-		leader = leader || srv.JetStreamIsLeader()
-	}
-	return leader
 }
 
 // URLs are the client URLs of all servers, comma-separated, as
