@@ -24,6 +24,13 @@ import (
 	"github.com/incidentlib/casefile/workers"
 )
 
+// nodeNATSHelp ends the help of serve and worker.
+const nodeNATSHelp = `
+Until NATS answers and the streams are set up, the process keeps retrying (logging
+the URL it waits for), /readyz answers 503 and serve refuses submissions with 503.
+Streams and consumers are created with --stream-replicas; ones that exist keep their
+replicas (a warning names any difference) unless --migrate-replicas is given.`
+
 // nodeFlags configure a process of the pipeline: `run` (everything, with
 // embedded NATS), `worker` (the queue consumers) or `serve` (the API and
 // the outbox relay).
@@ -85,7 +92,8 @@ func (a *app) runCommand() *cobra.Command {
 review store (embedded SQLite in --data unless --database-url names a Postgres), the
 fetch, store, archive and dead-letter workers, and the HTTP API with the review page.
 Ctrl-C drains: no new jobs are taken, jobs in hand get 20s to finish, the rest stay
-queued for the next start.
+queued for the next start. One run at a time per --data folder: a second one refuses
+to start (it would be a second NATS server and a second writer on the same files).
 
 With --demo it also serves the project's own example pages at their real URLs through
 a local proxy (no internet needed), submits them, and prints the drafted cases.`,
@@ -107,7 +115,9 @@ func (a *app) workerCommand() *cobra.Command {
 		Short: "Run queue workers against an external NATS JetStream and Postgres",
 		Long: `worker runs the fetch, store, archive and dead-letter consumers against the NATS
 server in --nats-url and the Postgres in --database-url. Start as many as you like, on
-as many machines: each job goes to one worker. --listen serves /metrics and /healthz.`,
+as many machines: each job goes to one worker. --listen serves /metrics, /healthz and
+/readyz, nothing else.
+`+nodeNATSHelp,
 		Args: exactArgs(0, "worker takes no arguments"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if f.store.databaseURL == "" {
@@ -127,7 +137,8 @@ func (a *app) serveCommand() *cobra.Command {
 		Short: "Serve the HTTP API and publish submissions, against external NATS and Postgres",
 		Long: `serve runs the HTTP API (submissions, cases, the review page, /metrics) and the
 outbox relay that publishes stored submissions to NATS. Writes need
-"Authorization: Bearer $CASEFILE_API_TOKEN" when CASEFILE_API_TOKEN is set.`,
+"Authorization: Bearer $CASEFILE_API_TOKEN" when CASEFILE_API_TOKEN is set.
+`+nodeNATSHelp,
 		Args: exactArgs(0, "serve takes no arguments"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if f.store.databaseURL == "" {
