@@ -193,7 +193,16 @@ func (a *app) runNode(ctx context.Context, f *nodeFlags) (err error) {
 	} else if nc, err = workers.Connect(f.natsURL, "casefile"); err != nil {
 		return err
 	}
-	defer nc.Drain()
+	defer func() {
+		// Drain runs in the background: wait for it, so that the embedded
+		// server is not shut down under a draining connection.
+		if err := nc.Drain(); err != nil {
+			nc.Close() // not connected: nothing to drain
+		}
+		for deadline := time.Now().Add(5 * time.Second); !nc.IsClosed() && time.Now().Before(deadline); {
+			time.Sleep(10 * time.Millisecond)
+		}
+	}()
 	js, err := jetstream.New(nc)
 	if err != nil {
 		return fmt.Errorf("open jetstream: %w", err)
