@@ -117,7 +117,7 @@ func (a *app) workerCommand() *cobra.Command {
 server in --nats-url and the Postgres in --database-url. Start as many as you like, on
 as many machines: each job goes to one worker. --listen serves /metrics, /healthz and
 /readyz, nothing else.
-`+nodeNATSHelp,
+` + nodeNATSHelp,
 		Args: exactArgs(0, "worker takes no arguments"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if f.store.databaseURL == "" {
@@ -138,7 +138,7 @@ func (a *app) serveCommand() *cobra.Command {
 		Long: `serve runs the HTTP API (submissions, cases, the review page, /metrics) and the
 outbox relay that publishes stored submissions to NATS. Writes need
 "Authorization: Bearer $CASEFILE_API_TOKEN" when CASEFILE_API_TOKEN is set.
-`+nodeNATSHelp,
+` + nodeNATSHelp,
 		Args: exactArgs(0, "serve takes no arguments"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if f.store.databaseURL == "" {
