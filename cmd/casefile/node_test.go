@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"net"
@@ -266,13 +265,5 @@ func TestStreamReplicasSettings(t *testing.T) {
 				t.Errorf("exit %d, stdout %q, stderr %q; want %d and %q", code, stdout, stderr, tt.wantC, tt.want)
 			}
 		})
-	}
-}
-
-// decode is json.Unmarshal that fails the test.
-func decode(t *testing.T, body string, v any) {
-	t.Helper()
-	if err := json.Unmarshal([]byte(body), v); err != nil {
-		t.Fatalf("decode %s: %v", body, err)
 	}
 }
