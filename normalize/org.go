@@ -405,7 +405,7 @@ var (
 	}
 	statusPlatforms = map[string]bool{
 		"statuspage": true, "gcp-status": true, "gcp-status-old": true, "aws-summary": true,
-		"incident-io": true, "instatus": true, "azure-status": true,
+		"incident-io": true, "instatus": true, "azure-status": true, "status-updates": true,
 	}
 	// statusHostRe: status.example.com, example-status.com, examplestatus.io.
 	statusHostRe = regexp.MustCompile(`(?:^|\.)status\.|(?:^|[.-])[a-z0-9-]*status\.[a-z]+$`)
