@@ -740,6 +740,11 @@ func (d *drafter) items(field string, k casefile.SectionKind, promises bool) []c
 		}
 	}
 	if len(out) == 0 && promises {
+		for _, it := range listedActions(d.doc.Sections) {
+			push(it, it, "list item saying what the organisation changed or will change, in a section without an action-items heading", 0.4)
+		}
+	}
+	if len(out) == 0 && promises {
 		// No action-items section: promises made in the prose ("To keep
 		// this from happening again, we are changing X, adding Y and …").
 		for _, p := range d.paragraphs(casefile.SectionSummary, casefile.SectionTitle, casefile.SectionRootCause,
@@ -774,6 +779,37 @@ func (d *drafter) items(field string, k casefile.SectionKind, promises bool) []c
 	}
 	return out
 }
+
+// listedActions returns the items of the summary and untitled sections
+// lists in which every item says what the organisation did or will do
+// ("We found … and removed that dependency.", "We keep improving …"): a
+// write-up without an action-items heading often ends with such a list.
+// Lists of two items or fewer, or with an item of another subject, are not
+// taken.
+func listedActions(sections []casefile.Section) []string {
+	for _, s := range sections {
+		if s.Kind != casefile.SectionSummary && s.Kind != casefile.SectionOther || len(s.Items) < 2 {
+			continue
+		}
+		all := true
+		for _, it := range s.Items {
+			if !weRe.MatchString(it) || !actionVerbRe.MatchString(it) {
+				all = false
+				break
+			}
+		}
+		if all {
+			return s.Items
+		}
+	}
+	return nil
+}
+
+// weRe: the organisation speaks of itself.
+var weRe = MustPattern(`(?i)\b(?:we|we've|we’ve|we're|we’re|we'll|we’ll|our teams?)\b`)
+
+// actionVerbRe: a verb of change, done or promised.
+var actionVerbRe = MustPattern(`(?i)\b(?:add(?:ed|ing)?|chang(?:ed|ing|e)|remov(?:ed|ing|e)|improv(?:ed|ing|e)|introduc(?:ed|ing|e)|updat(?:ed|ing|e)|replac(?:ed|ing|e)|build(?:ing)?|built|mov(?:ed|ing|e)|automat(?:ed|ing|e)|review(?:ed|ing)?|audit(?:ed|ing)?|expand(?:ed|ing)?|separat(?:ed|ing|e)|split(?:ting)?|fix(?:ed|ing)?|implement(?:ed|ing)?|will|are working|plan)\b`)
 
 // Prevention sentences in prose: what the organisation is changing.
 var (
