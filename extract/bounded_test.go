@@ -43,18 +43,22 @@ var adversarialPages = []struct {
 
 // TestExtractionTimeBounded bounds extraction time on large adversarial
 // pages: it grows linearly with the page (four times the page may take at
-// most eight times as long; a quadratic step takes sixteen) and stays within
-// a multiple of parsing the page with goquery. The draft step's ratio on real
-// pages is about 10; the bound leaves room for pages that parse to one text
-// node and for a loaded machine.
+// most ten times as long; a quadratic step takes sixteen, and took
+// thousands before the fixes this test came with) and, where the parse
+// itself has work to do, stays within a multiple of parsing the page with
+// goquery. A page that parses to one long text node parses in about a
+// millisecond, so its ratio measures the machine's load more than the
+// extractor: for those, growth is the bound. The draft step's ratio on real
+// pages is about 10; the bounds leave room for a loaded machine.
 func TestExtractionTimeBounded(t *testing.T) {
 	if testing.Short() {
 		t.Skip("large pages")
 	}
 	const (
 		n         = 3000
-		maxGrowth = 8.0
+		maxGrowth = 10.0
 		maxRatio  = 250.0
+		minParse  = 10 * time.Millisecond // below it, the ratio is not checked
 	)
 	for _, tc := range adversarialPages {
 		t.Run(tc.name, func(t *testing.T) {
@@ -65,7 +69,7 @@ func TestExtractionTimeBounded(t *testing.T) {
 			if growth > maxGrowth {
 				t.Errorf("extraction grew %.1fx for a page four times larger (%v to %v); want at most %.0fx", growth, small, large, maxGrowth)
 			}
-			if ratio > maxRatio {
+			if parse >= minParse && ratio > maxRatio {
 				t.Errorf("extraction took %v, %.0fx the parse (%v); want at most %.0fx", large, ratio, parse, maxRatio)
 			}
 		})

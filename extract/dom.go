@@ -2,6 +2,7 @@ package extract
 
 import (
 	"net/url"
+	"regexp"
 	"strings"
 	"time"
 	"unicode"
@@ -281,8 +282,26 @@ func (w *walker) paragraph(n *html.Node) {
 		}
 	}
 	if t := inlineText(n, w); t != "" {
+		if h, ok := markedHeading(t); ok {
+			w.heading(min(w.lastLevel+1, 6), h, true)
+			return
+		}
 		w.addPara(t)
 	}
+}
+
+// headingMark is the mark that opens a heading written as a paragraph in
+// Korean and Japanese notices: "■障害の原因", "● 장애 원인", "【再発防止策】".
+var headingMark = regexp.MustCompile(`^\s*(?:[■□●○◆◇▶▷▪▫※]|【)\s*([^【】]{1,30}?)\s*】?\s*$`)
+
+// markedHeading reports a short paragraph that is a marked heading of a
+// postmortem section.
+func markedHeading(t string) (string, bool) {
+	m := headingMark.FindStringSubmatch(t)
+	if m == nil || classify(m[1]) == casefile.SectionOther {
+		return "", false
+	}
+	return m[1], true
 }
 
 // item reads a list entry without its nested lists, which become items of

@@ -87,6 +87,9 @@ type reading struct {
 	listPage string
 }
 
+// languageZones are the zones of languages spoken in one zone only.
+var languageZones = map[string]string{"ko": "KST", "ja": "JST"}
+
 // page is the shared state of one extraction.
 type page struct {
 	ctx       context.Context
@@ -271,10 +274,11 @@ func assemble(pg *page, r reading) casefile.Document {
 		}
 	}
 	d.Language = language(texts...)
-	if env.zone == nil && d.Language == "ko" {
-		// Korean write-ups that declare no zone write Korea time.
-		if loc, ok := normalize.LookupZone("KST", time.Time{}); ok {
-			env.zone, env.zoneName = loc, "KST"
+	if zone := languageZones[d.Language]; env.zone == nil && zone != "" {
+		// Korean and Japanese write-ups that declare no zone write the
+		// country's time.
+		if loc, ok := normalize.LookupZone(zone, time.Time{}); ok {
+			env.zone, env.zoneName = loc, zone
 		}
 	}
 

@@ -51,7 +51,11 @@ func readGeneric(pg *page, platform string) (reading, error) {
 			OriginalURL:      pg.orig,
 			HtmlDateOverride: override,
 		}
-		if !template {
+		// go-trafilatura's passes grow faster than the page: past this size
+		// (a hostile page, or a thread of thousands of comments) the body is
+		// read without its chrome instead.
+		big := !template && countElements(pg.doc.Nodes[0], maxTrafilaturaElements+1) > maxTrafilaturaElements
+		if !template && !big {
 			res, err := trafilatura.ExtractDocument(pg.doc.Nodes[0], opts)
 			if err == nil && res.ContentNode != nil {
 				root = res.ContentNode
@@ -59,7 +63,7 @@ func readGeneric(pg *page, platform string) (reading, error) {
 				r.siteName = res.Metadata.Sitename
 			}
 		}
-		if !template && (root == nil || !hasStructure(root) || !hasListItem(root) && contentListItems(pg.doc) >= 3) {
+		if !template && !big && (root == nil || !hasStructure(root) || !hasListItem(root) && contentListItems(pg.doc) >= 3) {
 			// Nothing structured found, or the lists of the page were lost
 			// (old table layouts): try again favouring recall.
 			opts.Focus = trafilatura.FavorRecall
@@ -286,6 +290,26 @@ func hasStructure(n *html.Node) bool {
 		}
 	}
 	return false
+}
+
+// maxTrafilaturaElements is the size of page, in elements, above which
+// go-trafilatura is not run (real postmortems have a few thousand).
+const maxTrafilaturaElements = 10000
+
+// countElements counts n's elements, stopping at limit.
+func countElements(n *html.Node, limit int) int {
+	count := 0
+	var visit func(*html.Node)
+	visit = func(n *html.Node) {
+		for c := n.FirstChild; c != nil && count < limit; c = c.NextSibling {
+			if c.Type == html.ElementNode {
+				count++
+			}
+			visit(c)
+		}
+	}
+	visit(n)
+	return count
 }
 
 // chrome reports page furniture around the main text.

@@ -156,9 +156,10 @@ func ymd(y, m, d string) string {
 	return t.Format("2006-01-02")
 }
 
-// language is "ko" when Hangul dominates the text, else "en".
+// language is "ko" when Hangul dominates the text, "ja" when kana and
+// kanji do, else "en".
 func language(texts ...string) string {
-	hangul, latin := 0, 0
+	hangul, kana, han, latin := 0, 0, 0, 0
 	for _, t := range texts {
 		for i := 0; i < len(t); i++ {
 			if t[i] < utf8.RuneSelf {
@@ -172,6 +173,10 @@ func language(texts ...string) string {
 			switch {
 			case unicode.Is(unicode.Hangul, r):
 				hangul++
+			case unicode.In(r, unicode.Hiragana, unicode.Katakana):
+				kana++
+			case unicode.Is(unicode.Han, r):
+				han++
 			case r < 0x250 && unicode.IsLetter(r):
 				latin++
 			}
@@ -180,6 +185,11 @@ func language(texts ...string) string {
 	// A Hangul syllable carries about as much as three Latin letters.
 	if hangul > 0 && hangul*3 >= latin {
 		return "ko"
+	}
+	// Kana mark Japanese (Chinese has none); a character of either script
+	// carries about as much as three Latin letters.
+	if kana > 0 && (kana+han)*3 >= latin {
+		return "ja"
 	}
 	return "en"
 }

@@ -552,3 +552,41 @@ func TestDropTail(t *testing.T) {
 		})
 	}
 }
+
+func TestLanguageOfText(t *testing.T) {
+	tests := []struct{ name, text, want string }{
+		{"English", "The API failed for an hour after a deploy.", "en"},
+		{"Korean", "결제 장애가 있었습니다. 불편을 드려 죄송합니다.", "ko"},
+		{"Japanese", "サーバー障害が発生しました。深くお詫び申し上げます。", "ja"},
+		{"Japanese with English product names", "Chatwork API のデータベースに障害が発生し、サービスが停止しました。", "ja"},
+		{"English quoting a Japanese word", "The team calls this kind of outage a 障害 report, and it ran for two hours on the main site.", "en"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := language(tt.text); got != tt.want {
+				t.Errorf("language(%q) = %q, want %q", tt.text, got, tt.want)
+			}
+		})
+	}
+}
+
+func TestMarkedHeading(t *testing.T) {
+	tests := []struct {
+		text, want string
+		ok         bool
+	}{
+		{"■再発防止策", "再発防止策", true},
+		{"■ 障害の原因", "障害の原因", true},
+		{"【再発防止策】", "再発防止策", true},
+		{"● 장애 원인", "장애 원인", true},
+		{"■ご不便をおかけしました", "", false}, // marked, but no section
+		{"再発防止策", "", false},        // no mark: a paragraph
+		{"■" + strings.Repeat("障害", 20), "", false},
+	}
+	for _, tt := range tests {
+		got, ok := markedHeading(tt.text)
+		if ok != tt.ok || got != tt.want {
+			t.Errorf("markedHeading(%q) = %q, %v; want %q, %v", tt.text, got, ok, tt.want, tt.ok)
+		}
+	}
+}

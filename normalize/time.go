@@ -69,7 +69,7 @@ type Stamp struct {
 // from ctx. It never fails: text that holds no expression gives nil.
 // Percentages, version numbers and IP addresses are not read as times.
 func ScanTimes(text string, ctx TimeContext) []Stamp {
-	p := stampParser{s: text, ctx: ctx}
+	p := stampParser{s: cjkUnits(text), ctx: ctx}
 	var out []Stamp
 	for i := 0; i < len(text); {
 		if p.canStart(i) && p.mayLead(i) {
@@ -90,6 +90,11 @@ func ScanTimes(text string, ctx TimeContext) []Stamp {
 			i++
 		}
 	}
+	if p.s != text {
+		for k := range out {
+			out[k].Text = text[out[k].Start:out[k].End]
+		}
+	}
 	return out
 }
 
@@ -102,12 +107,29 @@ func ParseTime(s string, ctx TimeContext) (Stamp, bool) {
 	if end <= off {
 		return Stamp{}, false
 	}
-	p := stampParser{s: s[:end], ctx: ctx}
+	p := stampParser{s: cjkUnits(s[:end]), ctx: ctx}
 	x, ok := p.expr(off)
 	if !ok || x.start != off || x.end != end {
 		return Stamp{}, false
 	}
-	return p.build(x), true
+	st := p.build(x)
+	st.Text = s[st.Start:st.End]
+	return st, true
+}
+
+// cjkUnit maps the Japanese (and Chinese) units of dates and clock times to
+// the Korean ones the parser reads: 2017年11月15日 17時28分 reads as
+// 2017년11월15일 17시28분. Each pair has the same length in UTF-8, so byte
+// offsets into the mapped text hold for the original.
+var cjkUnit = strings.NewReplacer("年", "년", "月", "월", "日", "일", "時", "시", "分", "분", "秒", "초", "間", "간", "午前", "오전", "午後", "오후")
+
+// cjkUnits returns text with cjkUnit applied, or text itself when it has
+// none of the units (the common case costs one scan).
+func cjkUnits(text string) string {
+	if !strings.ContainsAny(text, "年月日時分秒間午") {
+		return text
+	}
+	return cjkUnit.Replace(text)
 }
 
 // DeclaredDate returns the first full date (with its year) written in text,

@@ -172,6 +172,31 @@ func TestScanTimesReadsTwelveHourForms(t *testing.T) {
 	}
 }
 
+func TestScanTimesReadsJapanese(t *testing.T) {
+	ctx := TimeContext{Date: tsRef}
+	tests := []struct {
+		name string
+		text string
+		want []tsGot
+	}{
+		{"年月日 and a colon clock with JST", "2017年11月15日 17:28 JST に発生しました",
+			[]tsGot{tsW("2017年11月15日 17:28 JST", "2017-11-15T08:28:00Z", "JST")}},
+		{"時 and 分", "2021年3月8日 4時58分 JST",
+			[]tsGot{tsW("2021年3月8日 4時58分 JST", "2021-03-07T19:58:00Z", "JST")}},
+		{"午後 adds twelve hours", "2017年11月15日 午後5時28分 (JST)",
+			[]tsGot{tsW("2017年11月15日 午後5時28分 (JST)", "2017-11-15T08:28:00Z", "JST")}},
+		{"a duration in hours is not a clock", "約3時間にわたり障害が続きました", nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := tsProject(ScanTimes(tt.text, ctx))
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("ScanTimes(%q) mismatch (-want +got):\n%s", tt.text, diff)
+			}
+		})
+	}
+}
+
 func TestScanTimesReadsKorean(t *testing.T) {
 	ctx := TimeContext{Date: tsRef}
 	tests := []struct {
