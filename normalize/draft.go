@@ -15,6 +15,7 @@ import (
 	"net/url"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -229,7 +230,13 @@ var slugDateRe = MustPattern(`^\d{4}-\d{2}-\d{2}$`)
 // titlePrefixRe strips labels that say what kind of page it is, not what
 // happened.
 var (
-	titlePrefixRe = MustPattern(`(?i)^\s*(?:\[(?:resolved|update|updated|closed|postmortem|post-mortem|incident report|rca|pir|해결|해결됨|복구|완료|장애 ?보고(?:서)?|사후 ?분석|포스트모템|공지)\]\s*|(?:resolved|update|postmortem|post-mortem|post mortem|incident report|incident review|incident analysis|incident retrospective|post[- ]incident (?:review|report)(?: \(PIR\))?|PIR|RCA|root cause analysis|summary|장애 ?보고(?:서)?|사후 ?분석|포스트모템)\s*[:\-–—|]\s*)`)
+	titlePrefixRe = MustPattern(`(?i)^\s*(?:\[(?:resolved|update|updated|closed|postmortem|post-mortem|incident report|rca|pir|해결|해결됨|복구|완료|장애 ?보고(?:서)?|사후 ?분석|포스트모템|공지)\]\s*|(?:resolved|update|postmortem|post-mortem|post mortem|incident report|incident review|incident analysis|incident retrospective|(?:preliminary |final )?post[- ]incident (?:review|report)(?: \(PIR\))?|(?:preliminary |final )?PIR|RCA|root cause analysis|summary|장애 ?보고(?:서)?|사후 ?분석|포스트모템)\s*[:\-–—|]\s*)`)
+	// titleStatusRe is a status line at the end of a headline: "… has
+	// been resolved", "… - Resolved".
+	titleStatusRe = MustPattern(`(?i)\s*(?:(?:[-–—:|]\s*)?\(?(?:resolved|fixed|mitigated|closed)\)?|\s(?:has|have) been (?:resolved|fixed|mitigated)|\s(?:is|are) (?:now )?(?:resolved|fixed|mitigated|operational))\.?\s*$`)
+	// autoTitleRe is a title a status tool makes up ("Incident with Git
+	// Operations"): it names the affected part, not the incident.
+	autoTitleRe = MustPattern(`(?i)^(?:incident (?:with|affecting|on|in)|issues? with|problems? with|disruption (?:with|of|to))\s`)
 	titleOfRe     = MustPattern(`(?i)^\s*(?:a\s+)?(?:post[- ]?mortem|incident report|incident review|root cause analysis|RCA|retrospective)\s+(?:of|for|on|about)\s+(?:the\s+)?`)
 	titleSuffixRe = MustPattern(`\s+[|·–—-]\s+[^|·–—-]{1,60}$`)
 )
@@ -246,6 +253,9 @@ func cleanTitle(t string, names ...string) string {
 			break
 		}
 		t = n
+	}
+	if loc := titleStatusRe.FindStringIndex(t); loc != nil && loc[0] > 0 {
+		t = t[:loc[0]]
 	}
 	if loc := titleSuffixRe.FindStringIndex(t); loc != nil {
 		tail := strings.TrimSpace(strings.TrimLeft(strings.TrimSpace(t[loc[0]:]), "|·–—-"))
@@ -265,16 +275,25 @@ func cleanTitle(t string, names ...string) string {
 
 func (d *drafter) title(owner Owner) casefile.Text {
 	t := cleanTitle(d.doc.Title, owner.Name, d.doc.SiteName)
-	if t != "" {
-		d.add("title", t, d.doc.Title, "the page's headline with page-type labels and the site name removed", 0.6)
+	auto := autoTitleRe.MatchString(t)
+	if t != "" && !auto {
+		d.add("title", t, d.doc.Title, "the page's headline with page-type labels, status lines and the site name removed", 0.6)
 		return d.text(t)
 	}
 	for _, p := range d.paragraphs(casefile.SectionSummary, casefile.SectionTitle, casefile.SectionRootCause) {
 		if s := textSentences(p); len(s) > 0 {
-			t = clipSentence(s[0], maxTitleLen)
-			d.add("title", t, s[0], "the page has no headline: first sentence of the summary", 0.3)
-			return d.text(t)
+			why := "the page has no headline: first sentence of the summary"
+			if auto {
+				why = "the headline " + strconv.Quote(d.doc.Title) + " is a status tool's made-up title: first sentence of the summary"
+			}
+			s0 := clipSentence(s[0], maxTitleLen)
+			d.add("title", s0, s[0], why, 0.3)
+			return d.text(s0)
 		}
+	}
+	if auto {
+		d.add("title", t, d.doc.Title, "a status tool's made-up headline, and no summary to name the incident", 0.3)
+		return d.text(t)
 	}
 	d.add("title", "", "", "the page has no headline and no summary", 0.1)
 	return casefile.Text{}

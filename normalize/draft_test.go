@@ -832,6 +832,10 @@ func TestCleanTitle(t *testing.T) {
 		{"a plain headline stays", "Summary of the Amazon S3 Service Disruption in the Northern Virginia (US-EAST-1) Region", "Summary of the Amazon S3 Service Disruption in the Northern Virginia (US-EAST-1) Region"},
 		{"a Korean label goes", "[장애 보고] DNS 질의 실패", "DNS 질의 실패"},
 		{"blanks collapse", "  Postmortem:   two   spaces ", "Two spaces"},
+		{"a preliminary PIR label goes", "Preliminary PIR – Azure Front Door – Connectivity issues", "Azure Front Door – Connectivity issues"},
+		{"a status line at the end goes", "Elevated API errors has been resolved", "Elevated API errors"},
+		{"a resolved tail goes", "Delayed webhooks - Resolved", "Delayed webhooks"},
+		{"a word inside stays", "Resolved DNS names pointed at the old cluster", "Resolved DNS names pointed at the old cluster"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -996,5 +1000,20 @@ func TestListedActions(t *testing.T) {
 				t.Errorf("got %d items %q, want %d", len(got), got, tt.want)
 			}
 		})
+	}
+}
+
+func TestDraftTitleOfAStatusToolsMadeUpHeadline(t *testing.T) {
+	doc := testDoc()
+	doc.SlugDate = "2024-05-08"
+	doc.Title = "Incident with Git Operations"
+	doc.Sections = []casefile.Section{{Kind: casefile.SectionSummary, Heading: "Summary",
+		Paragraphs: []string{"Pushes to repositories failed for forty minutes after a storage node ran out of disk. We restored service by moving its shards."}, Items: []string{}}}
+	d := mustDraft(t, doc)
+	if d.Case.Title.EN != "Pushes to repositories failed for forty minutes after a storage node ran out of disk." {
+		t.Errorf("title = %v, want the summary's first sentence", d.Case.Title.EN)
+	}
+	if e := evidenceOf(t, d, "title"); !strings.Contains(e.Rule, "made-up title") {
+		t.Errorf("title rule %q does not say the headline was made up", e.Rule)
 	}
 }
