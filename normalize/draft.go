@@ -236,7 +236,7 @@ var (
 	titleStatusRe = MustPattern(`(?i)\s*(?:(?:[-–—:|]\s*)?\(?(?:resolved|fixed|mitigated|closed)\)?|\s(?:has|have) been (?:resolved|fixed|mitigated)|\s(?:is|are) (?:now )?(?:resolved|fixed|mitigated|operational))\.?\s*$`)
 	// autoTitleRe is a title a status tool makes up ("Incident with Git
 	// Operations"): it names the affected part, not the incident.
-	autoTitleRe = MustPattern(`(?i)^(?:incident (?:with|affecting|on|in)|issues? with|problems? with|disruption (?:with|of|to))\s`)
+	autoTitleRe   = MustPattern(`(?i)^(?:incident (?:with|affecting|on|in)|issues? with|problems? with|disruption (?:with|of|to))\s`)
 	titleOfRe     = MustPattern(`(?i)^\s*(?:a\s+)?(?:post[- ]?mortem|incident report|incident review|root cause analysis|RCA|retrospective)\s+(?:of|for|on|about)\s+(?:the\s+)?`)
 	titleSuffixRe = MustPattern(`\s+[|·–—-]\s+[^|·–—-]{1,60}$`)
 )
