@@ -232,10 +232,28 @@ func CleanSiteName(s string) string {
 	}
 	for _, p := range siteNameSplitRe.Split(strings.TrimSpace(s), -1) {
 		if t := trimSiteName(p); t != "" {
-			return t
+			return brandOf(t)
 		}
 	}
 	return ""
+}
+
+// domainNameRe is a site name written as a domain ("acme.tech").
+var domainNameRe = regexp.MustCompile(`^(?i:[a-z0-9-]+\.)+[a-z]{2,12}$`)
+
+// brandOf turns a site name written as a domain into the brand ("acme.tech"
+// → "Acme") and a social handle into the name ("@acme" → "acme"); other
+// names stay.
+func brandOf(name string) string {
+	if h := strings.TrimPrefix(name, "@"); h != name && h != "" && !strings.ContainsAny(h, " @") {
+		return h
+	}
+	if domainNameRe.MatchString(name) {
+		if b := nameFromDomain(strings.ToLower(name)); b != "" {
+			return b
+		}
+	}
+	return name
 }
 
 func trimSiteName(s string) string {

@@ -43,6 +43,9 @@ func TestCleanSiteName(t *testing.T) {
 		{"a community support forum's name loses its section words", "Acme Community Support", "Acme"},
 		{"a help centre", "Acme Help Center", "Acme"},
 		{"a mailing list's address names the domain", "announce@lists.acme.org", "Acme"},
+		{"a domain-like site name becomes the brand", "acme.tech blog", "Acme"},
+		{"a social handle loses its at sign", "@acmehq", "acmehq"},
+		{"a name with a dot and spaces stays", "Acme Inc. Engineering", "Acme"},
 		{"only affixes leave nothing", "Engineering Blog", ""},
 		{"the name of a company that ends in Services stays", "Amazon Web Services", "Amazon Web Services"},
 	}
