@@ -710,93 +710,105 @@ var promiseRe = MustPattern(`(?i)\bI(?:'ll|’ll| will| plan| intend)\b|\b(?:we|
 
 // items makes remediation or action items: one per list item of the
 // sections of kind k; from a section with prose only, one per sentence
-// (for action items only sentences that promise work, when any do).
+// (for action items only sentences that promise work, when any do). For
+// action items without such a section, the sources after it are tried in
+// order: a list in which the organisation says what it changed, then
+// promises made in the prose.
 func (d *drafter) items(field string, k casefile.SectionKind, promises bool) []casefile.Item {
-	out := []casefile.Item{}
-	seen := map[string]bool{}
-	push := func(s, src, rule string, conf float64) {
-		s = cleanItem(s)
-		if s == "" || seen[s] || len(out) >= maxItems {
-			return
-		}
-		seen[s] = true
-		out = append(out, casefile.Item{Text: d.text(clipSentence(s, maxShortLen))})
-		d.add(field, s, src, rule, conf)
-	}
+	c := itemCollector{d: d, field: field, out: []casefile.Item{}, seen: map[string]bool{}}
 	for _, s := range d.doc.Sections {
-		if s.Kind != k {
-			continue
-		}
-		heading := quoteOr(s.Heading, "(no heading)")
-		if len(s.Items) > 0 {
-			for _, it := range s.Items {
-				push(it, it, "list item of the section "+heading, 0.8)
-			}
-			continue
-		}
-		var sents []string
-		for _, p := range s.Paragraphs {
-			sents = append(sents, textSentences(p)...)
-		}
-		var chosen []string
-		rule := "sentence of the prose-only section " + heading
-		if promises {
-			for _, t := range sents {
-				if promiseRe.MatchString(t) {
-					chosen = append(chosen, t)
-				}
-			}
-			if len(chosen) > 0 {
-				rule = "sentence promising work (\"we will\", \"we are …ing\") in the prose-only section " + heading
-			} else {
-				chosen = sents
-			}
-		} else {
-			chosen = sents
-		}
-		for _, t := range chosen {
-			push(t, t, rule, 0.5)
+		if s.Kind == k {
+			c.fromSection(s, promises)
 		}
 	}
-	if len(out) == 0 && promises {
+	if len(c.out) == 0 && promises {
 		for _, it := range listedActions(d.doc.Sections) {
-			push(it, it, "list item saying what the organisation changed or will change, in a section without an action-items heading", 0.4)
+			c.push(it, it, "list item saying what the organisation changed or will change, in a section without an action-items heading", 0.4)
 		}
 	}
-	if len(out) == 0 && promises {
+	if len(c.out) == 0 && promises {
 		// No action-items section: promises made in the prose ("To keep
 		// this from happening again, we are changing X, adding Y and …").
 		for _, p := range d.paragraphs(casefile.SectionSummary, casefile.SectionTitle, casefile.SectionRootCause,
 			casefile.SectionLessons, casefile.SectionRemediation, casefile.SectionOther) {
-			announced := false
-			for _, t := range textSentences(p) {
-				if len(t) < 140 && vagueChangesRe.MatchString(t) && preventionRe.MatchString(t) {
-					// "We have taken several actions to prevent a
-					// recurrence.": the sentences after it in the paragraph
-					// are those actions, done or planned.
-					announced = true
-					continue
-				}
-				if announced && !preventionSkipRe.MatchString(t) && actionSubjectRe.MatchString(t) {
-					for _, part := range splitEnumeration(t) {
-						push(part, t, "sentence after one announcing actions to prevent a recurrence, in the same paragraph (no action-items section)", 0.4)
-					}
-					continue
-				}
-				if !preventionRe.MatchString(t) || preventionSkipRe.MatchString(t) ||
-					len(t) < 140 && vagueChangesRe.MatchString(t) {
-					continue
-				}
-				for _, part := range splitEnumeration(t) {
-					push(part, t, "sentence promising work outside an action-items section (no such section)", 0.4)
-				}
+			c.promisesIn(p)
+		}
+	}
+	if len(c.out) == 0 {
+		d.add(field, "", "", "no section of kind "+string(k), 0.5)
+	}
+	return c.out
+}
+
+// itemCollector gathers the items of one field, each once, with evidence.
+type itemCollector struct {
+	d     *drafter
+	field string
+	out   []casefile.Item
+	seen  map[string]bool
+}
+
+func (c *itemCollector) push(s, src, rule string, conf float64) {
+	s = cleanItem(s)
+	if s == "" || c.seen[s] || len(c.out) >= maxItems {
+		return
+	}
+	c.seen[s] = true
+	c.out = append(c.out, casefile.Item{Text: c.d.text(clipSentence(s, maxShortLen))})
+	c.d.add(c.field, s, src, rule, conf)
+}
+
+// fromSection takes a section's list items, or the sentences of a section
+// with prose only (with promises: those that promise work, when any do).
+func (c *itemCollector) fromSection(s casefile.Section, promises bool) {
+	heading := quoteOr(s.Heading, "(no heading)")
+	if len(s.Items) > 0 {
+		for _, it := range s.Items {
+			c.push(it, it, "list item of the section "+heading, 0.8)
+		}
+		return
+	}
+	var sents []string
+	for _, p := range s.Paragraphs {
+		sents = append(sents, textSentences(p)...)
+	}
+	chosen, rule := sents, "sentence of the prose-only section "+heading
+	if promises {
+		var promised []string
+		for _, t := range sents {
+			if promiseRe.MatchString(t) {
+				promised = append(promised, t)
+			}
+		}
+		if len(promised) > 0 {
+			chosen, rule = promised, "sentence promising work (\"we will\", \"we are …ing\") in the prose-only section "+heading
+		}
+	}
+	for _, t := range chosen {
+		c.push(t, t, rule, 0.5)
+	}
+}
+
+// promisesIn takes the sentences of a paragraph that promise changes, and
+// those after one that announces actions ("We have taken several actions
+// to prevent a recurrence.").
+func (c *itemCollector) promisesIn(p string) {
+	announced := false
+	for _, t := range textSentences(p) {
+		vague := len(t) < 140 && vagueChangesRe.MatchString(t)
+		switch {
+		case vague && preventionRe.MatchString(t):
+			announced = true
+		case announced && !preventionSkipRe.MatchString(t) && actionSubjectRe.MatchString(t):
+			for _, part := range splitEnumeration(t) {
+				c.push(part, t, "sentence after one announcing actions to prevent a recurrence, in the same paragraph (no action-items section)", 0.4)
+			}
+		case preventionRe.MatchString(t) && !preventionSkipRe.MatchString(t) && !vague:
+			for _, part := range splitEnumeration(t) {
+				c.push(part, t, "sentence promising work outside an action-items section (no such section)", 0.4)
 			}
 		}
 	}
-	if len(out) == 0 {
-		d.add(field, "", "", "no section of kind "+string(k), 0.5)
-	}
-	return out
 }
 
 // listedActions returns the items of the summary and untitled sections
