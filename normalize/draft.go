@@ -62,8 +62,9 @@ const (
 // with an empty Value says why a field is empty).
 //
 // Draft fails with casefile.ErrNotPostmortem when the document's verdict
-// says it is not a postmortem, and with casefile.ErrInvalid when its URL is
-// not a valid source URL or no incident date can be found at all. The case
+// says it is not a postmortem or no incident date can be found at all (the
+// page places no incident in time), and with casefile.ErrInvalid when its
+// URL is not a valid source URL. The case
 // follows the schema and the vocabulary; Draft does not validate it (see
 // Validate): callers validate the case they keep, once they have finished
 // it.
@@ -222,7 +223,9 @@ func (d *drafter) date(tl tlChoice) (string, error) {
 			"publication date of the write-up, used only because the timeline and the URL give no date: the incident may be earlier", 0.2)
 		return day, nil
 	}
-	return "", casefile.Errorf(casefile.ErrInvalid, "draft %s: no incident date: no time-stamped event, no date in the url and no publication date", d.url)
+	// A page that places no incident in time describes none of its own
+	// that could be drafted: a refusal, not invalid input.
+	return "", casefile.Errorf(casefile.ErrNotPostmortem, "draft %s: not a postmortem: no incident date (no time-stamped event, no date in the url and no publication date)", d.url)
 }
 
 var slugDateRe = MustPattern(`^\d{4}-\d{2}-\d{2}$`)

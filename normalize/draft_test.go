@@ -423,8 +423,8 @@ func TestDraftDateFallbacks(t *testing.T) {
 
 	doc.Published = nil
 	_, err := Draft(doc)
-	if !errors.Is(err, casefile.ErrInvalid) || !strings.Contains(err.Error(), "no incident date") {
-		t.Errorf("with no date at all: err = %v; want ErrInvalid naming the missing date", err)
+	if !errors.Is(err, casefile.ErrNotPostmortem) || !strings.Contains(err.Error(), "no incident date") {
+		t.Errorf("with no date at all: err = %v; want ErrNotPostmortem naming the missing date", err)
 	}
 }
 
