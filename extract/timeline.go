@@ -5,7 +5,6 @@ import (
 	"sort"
 	"strings"
 	"time"
-	"unicode"
 	"unicode/utf8"
 
 	casefile "github.com/incidentlib/casefile"
@@ -465,76 +464,30 @@ func statedDurations(blocks []block) []casefile.StatedDuration {
 	return out
 }
 
-// sentenceSpans cuts text into sentences, as byte ranges. Line breaks
-// always cut; whole is for items and rows, which are one sentence per line.
+// sentenceSpans cuts text into sentences (normalize.SentenceSpans), as
+// byte ranges. Line breaks always cut; whole is for items and rows, which
+// are one sentence per line.
 func sentenceSpans(text string, whole bool) [][2]int {
 	var spans [][2]int
-	start := 0
-	cut := func(end, next int) {
-		if s := strings.TrimSpace(text[start:end]); s != "" {
-			off := start + strings.Index(text[start:end], s)
+	for start := 0; start <= len(text); {
+		end := strings.IndexByte(text[start:], '\n')
+		if end < 0 {
+			end = len(text)
+		} else {
+			end += start
+		}
+		line := text[start:end]
+		if !whole {
+			for _, sp := range normalize.SentenceSpans(line) {
+				spans = append(spans, [2]int{start + sp[0], start + sp[1]})
+			}
+		} else if s := strings.TrimSpace(line); s != "" {
+			off := start + strings.Index(line, s)
 			spans = append(spans, [2]int{off, off + len(s)})
 		}
-		start = next
+		start = end + 1
 	}
-	for i := 0; i < len(text); {
-		r, size := utf8.DecodeRuneInString(text[i:])
-		switch {
-		case r == '\n':
-			cut(i, i+size)
-		case !whole && (r == '.' || r == '!' || r == '?' || r == '。') && sentenceEnds(text, i, size):
-			cut(i+size, i+size)
-		}
-		i += size
-	}
-	cut(len(text), len(text))
 	return spans
-}
-
-// abbreviations end with a period without ending a sentence.
-var abbreviations = map[string]bool{
-	"e.g": true, "i.e": true, "etc": true, "vs": true, "approx": true, "no": true, "inc": true,
-	"ltd": true, "dr": true, "mr": true, "mrs": true, "ms": true, "st": true, "u.s": true, "jan": true,
-	"feb": true, "mar": true, "apr": true, "jun": true, "jul": true, "aug": true, "sep": true,
-	"sept": true, "oct": true, "nov": true, "dec": true, "fig": true,
-}
-
-func sentenceEnds(text string, i, size int) bool {
-	rest := text[i+size:]
-	if rest == "" {
-		return true
-	}
-	r, _ := utf8.DecodeRuneInString(rest)
-	if !unicode.IsSpace(r) {
-		return false
-	}
-	next := strings.TrimLeftFunc(rest, unicode.IsSpace)
-	if next == "" {
-		return true
-	}
-	n, _ := utf8.DecodeRuneInString(next)
-	if !(unicode.IsUpper(n) || unicode.IsDigit(n) || unicode.Is(unicode.Hangul, n) || strings.ContainsRune("\"'“‘(", n)) {
-		return false
-	}
-	// The word before the period.
-	j := i
-	for j > 0 {
-		p, ps := utf8.DecodeLastRuneInString(text[:j])
-		if !(unicode.IsLetter(p) || p == '.') {
-			break
-		}
-		j -= ps
-	}
-	word := strings.ToLower(text[j:i])
-	if abbreviations[word] || utf8.RuneCountInString(word) == 1 {
-		return false
-	}
-	if word == "a.m" || word == "p.m" {
-		// "9:00 a.m. PST" goes on; "9:00 a.m. The team" ends.
-		f := strings.Fields(next)
-		return !(len(f) > 0 && len(f[0]) <= 5 && strings.ToUpper(f[0]) == f[0] && !unicode.IsDigit(n))
-	}
-	return true
 }
 
 // sentenceAt returns the sentence holding the byte range start..end, or
