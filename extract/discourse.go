@@ -161,7 +161,7 @@ func readDiscourse(pg *page) (reading, bool) {
 		}
 	}
 
-	r := reading{platform: PlatformDiscourse, publishedSet: true, title: title}
+	r := reading{platform: casefile.PlatformDiscourse, publishedSet: true, title: title}
 	if r.title == "" {
 		r.title = pg.meta["og:title"]
 	}

@@ -63,7 +63,7 @@ type gcpUpdate struct {
 // Date / Time / Description table, newest row first. A row holding the
 // incident report (ISSUE SUMMARY, ROOT CAUSE …) is segmented into the
 // report's sections. Rows stamped without a zone take the page's, US/Pacific.
-func readGCP(pg *page, platform string) (reading, bool) {
+func readGCP(pg *page, platform casefile.Platform) (reading, bool) {
 	table := pg.doc.FindMatcher(gcpSel.table).First()
 	var tnode *html.Node
 	if table.Length() > 0 {

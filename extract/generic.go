@@ -25,7 +25,7 @@ import (
 // cuts cells from. go-htmldate gives the publication date. Platform-specific
 // touches (GitHub availability reports, Azure PIRs) are applied to the
 // blocks afterwards.
-func readGeneric(pg *page, platform string) (reading, error) {
+func readGeneric(pg *page, platform casefile.Platform) (reading, error) {
 	r := reading{platform: platform}
 	if err := pg.ctx.Err(); err != nil {
 		return r, fmt.Errorf("extract %s: %w", pg.orig, err)
@@ -40,7 +40,7 @@ func readGeneric(pg *page, platform string) (reading, error) {
 		if r.published != nil {
 			override = &htmldate.Result{DateTime: *r.published, HasTime: true}
 		}
-		if platform == PlatformBlog || platform == PlatformGitHubReport {
+		if platform == casefile.PlatformBlog || platform == casefile.PlatformGitHubReport {
 			// A known blog platform: its article is where the platform
 			// puts it, no need to guess.
 			blog, template = blogRoot(pg)
@@ -101,9 +101,9 @@ func readGeneric(pg *page, platform string) (reading, error) {
 	}
 	r.listPage = listOfPosts(pg)
 	switch platform {
-	case PlatformGitHubReport:
+	case casefile.PlatformGitHubReport:
 		githubReport(&r)
-	case PlatformAzure:
+	case casefile.PlatformAzure:
 		azurePIR(&r)
 	}
 	return r, nil

@@ -195,7 +195,7 @@ func readStatuspage(pg *page) (reading, bool) {
 	if rows.Length() == 0 && (inc == nil || code == "") {
 		return reading{}, false
 	}
-	r := reading{platform: PlatformStatuspage, publishedSet: true}
+	r := reading{platform: casefile.PlatformStatuspage, publishedSet: true}
 	r.title = collapse(pg.doc.FindMatcher(statuspageSel.name).First().Text())
 	statusPageNames(pg, &r, inc, spg)
 	w := newWalker(pg.fetched)
@@ -408,19 +408,20 @@ func layoutStatus(r *reading, updates []spRow, inc *spIncident, w *walker, affec
 			resolved = true
 		}
 	}
+	name := string(r.platform)
 	switch {
 	case hasPostmortem || status == "postmortem":
-		r.signals = append(r.signals, signal{3, r.platform + " postmortem"})
+		r.signals = append(r.signals, signal{3, name + " postmortem"})
 	case maintenance:
-		r.signals = append(r.signals, signal{-4, r.platform + " scheduled maintenance"})
+		r.signals = append(r.signals, signal{-4, name + " scheduled maintenance"})
 	case !resolved && len(updates) > 0:
-		r.signals = append(r.signals, signal{-3, r.platform + " incident still open: " + updates[0].status})
+		r.signals = append(r.signals, signal{-3, name + " incident still open: " + updates[0].status})
 	case hasWriteUp:
-		r.signals = append(r.signals, signal{2, r.platform + " resolved incident with a write-up in an update"})
+		r.signals = append(r.signals, signal{2, name + " resolved incident with a write-up in an update"})
 	case defaultsOnly:
-		r.signals = append(r.signals, signal{-2, r.platform + " updates carry only default texts"})
+		r.signals = append(r.signals, signal{-2, name + " updates carry only default texts"})
 	case substantive >= 2 && substantiveText >= 300:
-		r.signals = append(r.signals, signal{2, r.platform + " resolved incident with a substantive update trail"})
+		r.signals = append(r.signals, signal{2, name + " resolved incident with a substantive update trail"})
 	}
 }
 

@@ -98,7 +98,7 @@ func Draft(doc casefile.Document) (casefile.Draft, error) {
 		src.Archived = &archived
 	}
 	c.Sources = []casefile.Source{src}
-	d.add("source_kind", kind, canonical, "SourceKind of the host and the template "+quoteOr(doc.Platform, "(none)"), 0.8)
+	d.add("source_kind", kind, canonical, "SourceKind of the host and the template "+quoteOr(string(doc.Platform), "(none)"), 0.8)
 
 	// Timeline and date.
 	tl := chooseTimeline(doc)
