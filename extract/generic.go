@@ -36,39 +36,13 @@ func readGeneric(pg *page, platform casefile.Platform) (reading, error) {
 	if len(pg.doc.Nodes) > 0 {
 		r.published = publishedDate(pg.doc.Nodes[0], pg.orig.String(), pg.p.FetchedAt)
 		r.publishedSet = true
-		override := &htmldate.Result{}
-		if r.published != nil {
-			override = &htmldate.Result{DateTime: *r.published, HasTime: true}
-		}
 		if platform == casefile.PlatformBlog || platform == casefile.PlatformGitHubReport {
 			// A known blog platform: its article is where the platform
 			// puts it, no need to guess.
 			blog, template = blogRoot(pg)
 		}
-		opts := trafilatura.Options{
-			IncludeLinks:     true,
-			ExcludeComments:  true,
-			OriginalURL:      pg.orig,
-			HtmlDateOverride: override,
-		}
 		if !template {
-			res, err := trafilatura.ExtractDocument(pg.doc.Nodes[0], opts)
-			if err == nil && res.ContentNode != nil {
-				root = res.ContentNode
-				r.title = res.Metadata.Title
-				r.siteName = res.Metadata.Sitename
-			}
-		}
-		if !template && (root == nil || !hasStructure(root) || !hasListItem(root) && contentListItems(pg.doc) >= 3) {
-			// Nothing structured found, or the lists of the page were lost
-			// (old table layouts): try again favouring recall.
-			opts.Focus = trafilatura.FavorRecall
-			if res2, err := trafilatura.ExtractDocument(pg.doc.Nodes[0], opts); err == nil && res2.ContentNode != nil && (root == nil || !hasStructure(root) && hasStructure(res2.ContentNode) || !hasListItem(root) && hasListItem(res2.ContentNode)) {
-				root = res2.ContentNode
-				if r.title == "" {
-					r.title, r.siteName = res2.Metadata.Title, res2.Metadata.Sitename
-				}
-			}
+			root = trafilaturaRoot(pg, &r)
 		}
 	}
 	w := newWalker(pg.fetched)
@@ -107,6 +81,41 @@ func readGeneric(pg *page, platform casefile.Platform) (reading, error) {
 		azurePIR(&r)
 	}
 	return r, nil
+}
+
+// trafilaturaRoot finds the main content with go-trafilatura, and sets the
+// reading's title and site name from its metadata. Without a structured
+// result, or when the lists of the page were lost (old table layouts), it
+// tries again favouring recall.
+func trafilaturaRoot(pg *page, r *reading) *html.Node {
+	override := &htmldate.Result{}
+	if r.published != nil {
+		override = &htmldate.Result{DateTime: *r.published, HasTime: true}
+	}
+	opts := trafilatura.Options{
+		IncludeLinks:     true,
+		ExcludeComments:  true,
+		OriginalURL:      pg.orig,
+		HtmlDateOverride: override,
+	}
+	var root *html.Node
+	res, err := trafilatura.ExtractDocument(pg.doc.Nodes[0], opts)
+	if err == nil && res.ContentNode != nil {
+		root = res.ContentNode
+		r.title = res.Metadata.Title
+		r.siteName = res.Metadata.Sitename
+	}
+	if root != nil && hasStructure(root) && (hasListItem(root) || contentListItems(pg.doc) < 3) {
+		return root
+	}
+	opts.Focus = trafilatura.FavorRecall
+	if res2, err := trafilatura.ExtractDocument(pg.doc.Nodes[0], opts); err == nil && res2.ContentNode != nil && (root == nil || !hasStructure(root) && hasStructure(res2.ContentNode) || !hasListItem(root) && hasListItem(res2.ContentNode)) {
+		root = res2.ContentNode
+		if r.title == "" {
+			r.title, r.siteName = res2.Metadata.Title, res2.Metadata.Sitename
+		}
+	}
+	return root
 }
 
 // originalTables maps each table of go-trafilatura's content to the
