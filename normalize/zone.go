@@ -231,7 +231,37 @@ func (p *stampParser) zoneName(i int) (tsZone, int, bool) {
 	if i >= len(s) {
 		return tsZone{}, i, false
 	}
-	// UTC, GMT, UT with an optional offset: "UTC", "UTC-7", "GMT+0", "UTC+05:30".
+	if z, e, ok := p.utcZone(i); ok {
+		return z, e, true
+	}
+	if z, e, ok := p.longZone(i); ok {
+		return z, e, true
+	}
+	if !tsUpper(s[i]) {
+		return tsZone{}, i, false
+	}
+	w, e := p.word(i)
+	if p.at(e) == '/' && tzAreas[w] {
+		return p.ianaZone(i, e)
+	}
+	if tsDigit(p.at(e)) {
+		return tsZone{}, i, false
+	}
+	if a, ok := tzAbbrevs[w]; ok && w != "Z" && w != "UT" {
+		return tsZone{name: w, offset: a.offset, abbrev: true, ambiguous: a.ambiguous}, e, true
+	}
+	if g, ok := tzGeneric[w]; ok {
+		if loc := tzLoad(g); loc != nil {
+			return tsZone{name: w, loc: loc}, e, true
+		}
+	}
+	return p.cityTime(i, w, e)
+}
+
+// utcZone reads UTC, GMT or UT with an optional offset: "UTC", "UTC-7",
+// "GMT+0", "UTC+05:30".
+func (p *stampParser) utcZone(i int) (tsZone, int, bool) {
+	s := p.s
 	for _, pre := range [...]string{"UTC", "GMT", "UT", "utc", "gmt"} {
 		if !strings.HasPrefix(s[i:], pre) {
 			continue
@@ -248,54 +278,45 @@ func (p *stampParser) zoneName(i int) (tsZone, int, bool) {
 		}
 		return tsZone{name: "UTC", loc: time.UTC}, e, true
 	}
-	// Long and Rails names.
+	return tsZone{}, i, false
+}
+
+// longZone reads a long or Rails name ("Pacific Standard Time").
+func (p *stampParser) longZone(i int) (tsZone, int, bool) {
 	for _, ln := range tzLongNames {
-		if strings.HasPrefix(s[i:], ln.name) && !tsLetter(p.at(i+len(ln.name))) {
+		if strings.HasPrefix(p.s[i:], ln.name) && !tsLetter(p.at(i+len(ln.name))) {
 			if z, ok := tsZoneFromKey(ln.name, ln.zone); ok {
 				z.abbrev = false
 				return z, i + len(ln.name), true
 			}
 		}
 	}
-	if !tsUpper(s[i]) {
-		return tsZone{}, i, false
-	}
-	w, e := p.word(i)
-	// IANA names: Area/Location[/Sub].
-	if p.at(e) == '/' && tzAreas[w] {
-		j := e
-		for p.at(j) == '/' {
-			k := j + 1
-			for k < len(s) && (tsAlnum(s[k]) || s[k] == '_' || s[k] == '-' || s[k] == '+') {
-				k++
-			}
-			if k == j+1 {
-				break
-			}
-			j = k
+	return tsZone{}, i, false
+}
+
+// ianaZone reads an IANA name, Area/Location[/Sub], whose area ends at e.
+func (p *stampParser) ianaZone(i, e int) (tsZone, int, bool) {
+	s := p.s
+	j := e
+	for p.at(j) == '/' {
+		k := j + 1
+		for k < len(s) && (tsAlnum(s[k]) || s[k] == '_' || s[k] == '-' || s[k] == '+') {
+			k++
 		}
-		for j > e && (s[j-1] == '-' || s[j-1] == '+') {
-			j--
+		if k == j+1 {
+			break
 		}
-		if j > e+1 && j-i <= 64 { // the longest IANA name has 32 bytes
-			if loc := tzLoad(s[i:j]); loc != nil {
-				return tsZone{name: s[i:j], loc: loc}, j, true
-			}
-		}
-		return tsZone{}, i, false
+		j = k
 	}
-	if tsDigit(p.at(e)) {
-		return tsZone{}, i, false
+	for j > e && (s[j-1] == '-' || s[j-1] == '+') {
+		j--
 	}
-	if a, ok := tzAbbrevs[w]; ok && w != "Z" && w != "UT" {
-		return tsZone{name: w, offset: a.offset, abbrev: true, ambiguous: a.ambiguous}, e, true
-	}
-	if g, ok := tzGeneric[w]; ok {
-		if loc := tzLoad(g); loc != nil {
-			return tsZone{name: w, loc: loc}, e, true
+	if j > e+1 && j-i <= 64 { // the longest IANA name has 32 bytes
+		if loc := tzLoad(s[i:j]); loc != nil {
+			return tsZone{name: s[i:j], loc: loc}, j, true
 		}
 	}
-	return p.cityTime(i, w, e)
+	return tsZone{}, i, false
 }
 
 // tzCities are cities whose local time pages state as "<city> time"
