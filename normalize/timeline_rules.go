@@ -251,6 +251,8 @@ func chooseTimeline(doc casefile.Document) tlChoice {
 	c.firstPost = firstStatusPost(c.evs)
 	c.start = c.apply(startPasses)
 	if c.start == nil {
+		ch.detectedAfterEv = casefile.Evidence{Field: "detected_after", RuleID: RuleDetectedNone, Rule: "null: no start to measure from", Confidence: 0.5}
+		ch.resolvedAfterEv = casefile.Evidence{Field: "resolved_after", RuleID: RuleResolvedAfterNone, Rule: "null: no start to measure from", Confidence: 0.5}
 		return ch
 	}
 	if fp := c.firstPost; fp != nil && fp.At.Before(c.start.at) {

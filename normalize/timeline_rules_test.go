@@ -331,7 +331,7 @@ func TestTimelineRuleIDs(t *testing.T) {
 		{
 			name:   "no event at all",
 			events: func(t *testing.T) []casefile.Event { return nil },
-			want:   ids{RuleStartNone, RuleDetectedNone, RuleResolvedNone, ""},
+			want:   ids{RuleStartNone, RuleDetectedNone, RuleResolvedNone, RuleResolvedAfterNone},
 		},
 		{
 			name: "a timeline that names no impact starts at its first row",
@@ -425,9 +425,11 @@ func TestTimelineRuleIDs(t *testing.T) {
 			doc.Events = tt.events(t)
 			doc.StatedDurations = tt.stated
 			d := mustDraft(t, doc)
-			got := ids{evidenceOf(t, d, "started_at").RuleID, evidenceOf(t, d, "detected_at").RuleID, evidenceOf(t, d, "resolved_at").RuleID, ""}
-			if got.start != RuleStartNone {
-				got.resolvedAfter = evidenceOf(t, d, "resolved_after").RuleID
+			got := ids{evidenceOf(t, d, "started_at").RuleID, evidenceOf(t, d, "detected_at").RuleID, evidenceOf(t, d, "resolved_at").RuleID, evidenceOf(t, d, "resolved_after").RuleID}
+			for _, e := range d.Evidence {
+				if e.Field == "" {
+					t.Errorf("evidence without a field: %+v", e)
+				}
 			}
 			if diff := cmp.Diff(tt.want, got, cmp.AllowUnexported(ids{})); diff != "" {
 				t.Errorf("rule IDs (-want +got):\n%s", diff)
