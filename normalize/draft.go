@@ -49,7 +49,8 @@ const (
 // was posted when the text gives the recovery. Events without a known zone
 // are not used. A duration stated in words is kept in the evidence beside
 // the computed one, and used when nothing else gives the resolution. The
-// evidence Rule of each instant says which rule chose it. Fields the page
+// evidence of each instant names the rule that chose it: RuleID, one of
+// the timeline rule IDs (timeline_rules.go), and Rule, in words. Fields the page
 // does not support are null or "unknown"; every slug is in the
 // vocabulary. The evidence holds the fields "org", "org_slug", "date",
 // "source_kind", "started_at", "detected_at", "resolved_at" (Value in
