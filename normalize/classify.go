@@ -427,7 +427,7 @@ func documentSentences(doc casefile.Document) []classSentence {
 		}
 	}
 	for _, e := range doc.Events {
-		for _, sent := range Sentences(e.Text) {
+		for _, sent := range textSentences(e.Text) {
 			if !seen[key{"", collapseSpaces(sent)}] {
 				kind := e.Section
 				if kind == "" {

@@ -274,7 +274,7 @@ func (d *drafter) title(owner Owner) casefile.Text {
 		return d.text(t)
 	}
 	for _, p := range d.paragraphs(casefile.SectionSummary, casefile.SectionTitle, casefile.SectionRootCause) {
-		if s := Sentences(p); len(s) > 0 {
+		if s := textSentences(p); len(s) > 0 {
 			t = clipSentence(s[0], maxTitleLen)
 			d.add("title", t, s[0], "the page has no headline: first sentence of the summary", 0.3)
 			return d.text(t)
@@ -469,7 +469,7 @@ var (
 
 func (d *drafter) trigger() casefile.Text {
 	if ps := d.paragraphs(casefile.SectionTrigger); len(ps) > 0 {
-		s := firstSentences(Sentences(strings.Join(ps, " ")), 2, maxShortLen)
+		s := firstSentences(textSentences(strings.Join(ps, " ")), 2, maxShortLen)
 		d.add("trigger", s, strings.Join(ps, "\n\n"), "first sentences of "+d.headings(casefile.SectionTrigger), 0.7)
 		return d.text(s)
 	}
@@ -493,7 +493,7 @@ func (d *drafter) trigger() casefile.Text {
 		for _, kinds := range step.places {
 			var hits []string
 			for _, p := range d.paragraphs(kinds...) {
-				for _, s := range Sentences(p) {
+				for _, s := range textSentences(p) {
 					if triggerSkipRe.MatchString(s) || preventionRe.MatchString(s) {
 						continue
 					}
@@ -602,7 +602,7 @@ func (d *drafter) impact() casefile.Impact {
 	imp := casefile.Impact{Scope: "unknown", Users: "unknown", Region: "unknown"}
 	impactPs := d.paragraphs(casefile.SectionImpact)
 	if len(impactPs) > 0 {
-		if ss := Sentences(impactPs[0]); len(ss) > 0 {
+		if ss := textSentences(impactPs[0]); len(ss) > 0 {
 			imp.Scope = strings.TrimRight(clipSentence(ss[0], 300), " ")
 			d.add("impact.scope", imp.Scope, impactPs[0], "first sentence of "+d.headings(casefile.SectionImpact), 0.5)
 		}
@@ -615,7 +615,7 @@ func (d *drafter) impact() casefile.Impact {
 	userSrc = append(userSrc, d.paragraphs(casefile.SectionSymptoms, casefile.SectionSummary, casefile.SectionTitle)...)
 	for _, p := range userSrc {
 		found := false
-		for _, s := range Sentences(p) {
+		for _, s := range textSentences(p) {
 			if m := usersRe.FindString(s); m != "" && !timeUnitRe.MatchString(m) {
 				imp.Users = strings.TrimSpace(m)
 				d.add("impact.users", imp.Users, s, "first phrase naming a share or number of customers or users in the impact, symptoms or summary paragraphs", 0.4)
@@ -721,7 +721,7 @@ func (d *drafter) items(field string, k casefile.SectionKind, promises bool) []c
 		}
 		var sents []string
 		for _, p := range s.Paragraphs {
-			sents = append(sents, Sentences(p)...)
+			sents = append(sents, textSentences(p)...)
 		}
 		var chosen []string
 		rule := "sentence of the prose-only section " + heading
@@ -749,7 +749,7 @@ func (d *drafter) items(field string, k casefile.SectionKind, promises bool) []c
 		for _, p := range d.paragraphs(casefile.SectionSummary, casefile.SectionTitle, casefile.SectionRootCause,
 			casefile.SectionLessons, casefile.SectionRemediation, casefile.SectionOther) {
 			announced := false
-			for _, t := range Sentences(p) {
+			for _, t := range textSentences(p) {
 				if len(t) < 140 && vagueChangesRe.MatchString(t) && preventionRe.MatchString(t) {
 					// "We have taken several actions to prevent a
 					// recurrence.": the sentences after it in the paragraph
@@ -970,7 +970,7 @@ func clipSentence(s string, n int) string {
 		return s
 	}
 	var kept string
-	for _, sent := range Sentences(s) {
+	for _, sent := range textSentences(s) {
 		next := sent
 		if kept != "" {
 			next = kept + " " + sent

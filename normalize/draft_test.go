@@ -864,7 +864,7 @@ func TestTextSentences(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if diff := cmp.Diff(tt.want, Sentences(tt.in)); diff != "" {
+			if diff := cmp.Diff(tt.want, textSentences(tt.in)); diff != "" {
 				t.Errorf("textSentences (-want +got):\n%s", diff)
 			}
 		})

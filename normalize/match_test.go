@@ -107,7 +107,7 @@ func TestPatternAnswersAsItsRegexp(t *testing.T) {
 func TestDictionarySearchesFindWhatTheTermsFind(t *testing.T) {
 	var sents []classSentence
 	for _, s := range patternTexts(t) {
-		for _, sent := range Sentences(s) {
+		for _, sent := range textSentences(s) {
 			sent = collapseSpaces(sent)
 			sents = append(sents, classSentence{sent, strings.ToLower(sent), casefile.SectionSummary})
 		}

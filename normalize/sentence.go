@@ -21,9 +21,9 @@ var sentenceAbbrevs = map[string]bool{
 	"u.s": true, "cf": true, "al": true, "ca": true,
 }
 
-// Sentences splits a paragraph into sentences (see SentenceSpans), trimmed.
+// textSentences splits a paragraph into sentences (see SentenceSpans), trimmed.
 // Text without sentence ends is one sentence.
-func Sentences(p string) []string {
+func textSentences(p string) []string {
 	var out []string
 	for _, sp := range SentenceSpans(p) {
 		if s := strings.TrimSpace(p[sp[0]:sp[1]]); s != "" {

@@ -34,8 +34,8 @@ func TestSentences(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if diff := cmp.Diff(tt.want, Sentences(tt.text)); diff != "" {
-				t.Errorf("Sentences(%q) (-want +got):\n%s", tt.text, diff)
+			if diff := cmp.Diff(tt.want, textSentences(tt.text)); diff != "" {
+				t.Errorf("textSentences(%q) (-want +got):\n%s", tt.text, diff)
 			}
 		})
 	}
