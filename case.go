@@ -131,9 +131,12 @@ const WrittenByCasefile = "casefile"
 // of the page, the rule that chose it, and how sure the drafter is (0 to 1).
 // Reviewers read it beside the draft; the published case does not carry it.
 type Evidence struct {
-	Field      string  `json:"field"`
-	Value      string  `json:"value"`
-	Source     string  `json:"source"`
+	Field  string `json:"field"`
+	Value  string `json:"value"`
+	Source string `json:"source"`
+	// RuleID names the rule that chose the value, when the rule is one of
+	// a named table (the timeline rules: "start.explicit" …).
+	RuleID     string  `json:"rule_id,omitempty"`
 	Rule       string  `json:"rule"`
 	Confidence float64 `json:"confidence"`
 }

@@ -77,11 +77,11 @@ type Event struct {
 // sections, the timeline events, the cited links and the facts about the
 // page that drafting needs. It is plain data: normalize turns it into a Case.
 type Document struct {
-	URL      string `json:"url"` // canonical URL of the source
-	Host     string `json:"host"`
-	Platform string `json:"platform"` // template that read it: statuspage, gcp-status, gcp-status-old, aws-summary, discourse, github-availability, incident-io, blog
-	Language string `json:"language"` // en or ko
-	Title    string `json:"title"`
+	URL      string   `json:"url"` // canonical URL of the source
+	Host     string   `json:"host"`
+	Platform Platform `json:"platform"` // template that read it (see Platforms)
+	Language string   `json:"language"` // en or ko
+	Title    string   `json:"title"`
 	// SiteName is the site owner as the page names it (og:site_name,
 	// JSON-LD publisher, a status page's name).
 	SiteName string `json:"site_name"`

@@ -3,6 +3,8 @@ package archive
 import (
 	"net/url"
 	"strings"
+
+	"github.com/incidentlib/casefile/normalize"
 )
 
 // PublicBase is the scheme and host every stored archive link is written
@@ -18,42 +20,27 @@ func Link(timestamp, original string) string {
 	return PublicBase + "/web/" + timestamp + "/" + original
 }
 
-// Unwrap recognises a link to one Wayback capture,
-// http(s)://web.archive.org/web/<14 digits>[<modifier>_]/<original>, where
-// the modifier is a playback flag such as id_ (raw bytes) or if_ (no
-// toolbar). It returns the original URL as the link carries it (an http://
+// Unwrap recognises a link to one Wayback capture by the Wayback rule of
+// normalize.UnwrapWayback (web.archive.org or wayback.archive.org,
+// /web/<ts>[<modifier>_]/<original>, where the modifier is a playback flag
+// such as id_ (raw bytes) or if_ (no toolbar)) and keeps only links to one
+// capture: a full 14-digit timestamp and an absolute http(s) original with a
+// host. It returns the original URL as the link carries it (an http://
 // scheme and a :80 port are kept; an "http:/" collapsed by path cleaning is
 // restored to "http://") and the normalised link
 // https://web.archive.org/web/<ts>/<original>.
 //
 // ok is false for anything else: other hosts, calendar pages (/web/*/...),
 // partial or missing timestamps (redirects to some capture, not one
-// capture), Save Page Now links (/save/...), and originals that are not
-// absolute http(s) URLs.
+// capture), Save Page Now links (/save/...), links with white space or
+// control characters, and originals without a host.
 func Unwrap(link string) (original, archived string, ok bool) {
 	link = strings.TrimSpace(link)
-	var rest string
-	switch {
-	case hasPrefixFold(link, "https://"):
-		rest = link[len("https://"):]
-	case hasPrefixFold(link, "http://"):
-		rest = link[len("http://"):]
-	default:
+	if strings.IndexFunc(link, func(r rune) bool { return r <= ' ' || r == 0x7f }) >= 0 {
 		return "", "", false
 	}
-	const host = "web.archive.org"
-	if !hasPrefixFold(rest, host+"/web/") {
-		return "", "", false
-	}
-	rest = rest[len(host+"/web/"):]
-
-	slash := strings.IndexByte(rest, '/')
-	if slash < 0 {
-		return "", "", false
-	}
-	stamp, original := rest[:slash], rest[slash+1:]
-	ts, ok := captureTimestamp(stamp)
-	if !ok {
+	original, ts, ok := normalize.UnwrapWayback(link)
+	if !ok || !isTimestamp(ts) {
 		return "", "", false
 	}
 	original, ok = originalURL(original)
@@ -61,25 +48,6 @@ func Unwrap(link string) (original, archived string, ok bool) {
 		return "", "", false
 	}
 	return original, Link(ts, original), true
-}
-
-// captureTimestamp accepts 14 digits, optionally followed by a playback
-// modifier of two lower-case letters and an underscore (id_, if_, im_, ...),
-// and returns the digits.
-func captureTimestamp(s string) (string, bool) {
-	if len(s) != 14 && len(s) != 17 {
-		return "", false
-	}
-	if !isTimestamp(s[:14]) {
-		return "", false
-	}
-	if len(s) == 17 {
-		m := s[14:]
-		if m[0] < 'a' || m[0] > 'z' || m[1] < 'a' || m[1] > 'z' || m[2] != '_' {
-			return "", false
-		}
-	}
-	return s[:14], true
 }
 
 // isTimestamp reports whether s is a 14-digit Wayback timestamp.

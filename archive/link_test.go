@@ -6,6 +6,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/incidentlib/casefile/archive"
+	"github.com/incidentlib/casefile/normalize"
 )
 
 func TestUnwrap(t *testing.T) {
@@ -67,8 +68,17 @@ func TestUnwrap(t *testing.T) {
 		{name: "a timestamp with a letter is refused", link: "https://web.archive.org/web/2018032607033a/https://example.com/"},
 		{name: "a 15-digit timestamp is refused", link: "https://web.archive.org/web/201803260703301/https://example.com/"},
 		{name: "a malformed modifier is refused", link: "https://web.archive.org/web/20180326070330ID_/https://example.com/"},
-		{name: "a scheme-less original is refused", link: "https://web.archive.org/web/20180326070330/example.com/"},
-		{name: "an original without a host is refused", link: "https://web.archive.org/web/20180326070330/http:///x"},
+		{
+			name: "a scheme-less original is read as http, as CanonicalURL reads it",
+			link: "https://web.archive.org/web/20180326070330/example.com/",
+			want: result{"http://example.com/", "https://web.archive.org/web/20180326070330/http://example.com/", true},
+		},
+		{
+			name: "wayback.archive.org is the Wayback Machine too",
+			link: "https://wayback.archive.org/web/20180326070330/https://example.com/postmortem",
+			want: result{"https://example.com/postmortem", "https://web.archive.org/web/20180326070330/https://example.com/postmortem", true},
+		},
+		{name: "an original without a host is refused", link: "https://web.archive.org/web/20180326070330/http://"},
 		{name: "an original with a space is refused", link: "https://web.archive.org/web/20180326070330/https://example.com/a b"},
 		{name: "another host is not the Wayback Machine", link: "https://archive.org/web/20180326070330/https://example.com/"},
 		{name: "a look-alike host is not the Wayback Machine", link: "https://web.archive.org.example.net/web/20180326070330/https://example.com/"},
@@ -84,6 +94,34 @@ func TestUnwrap(t *testing.T) {
 				t.Errorf("Unwrap(%q) mismatch (-want +got):\n%s", tt.link, diff)
 			}
 		})
+	}
+}
+
+// TestUnwrapAgreesWithCanonicalURL: a capture link names the page
+// CanonicalURL gives it and the archive link CanonicalURL keeps for it.
+func TestUnwrapAgreesWithCanonicalURL(t *testing.T) {
+	for _, link := range []string{
+		"https://web.archive.org/web/20200119032503/https://www.latimes.com/",
+		"http://web.archive.org/web/20180326070330id_/https://example.com/postmortem?b=2&a=1",
+		"https://wayback.archive.org/web/20180326070330/https://example.com/postmortem",
+		"https://web.archive.org/web/20180326070330/http:/example.com/a",
+	} {
+		original, archived, ok := archive.Unwrap(link)
+		if !ok {
+			t.Errorf("Unwrap(%q) is not a capture", link)
+			continue
+		}
+		canonical, canonArchived, err := normalize.CanonicalURL(link)
+		if err != nil {
+			t.Fatalf("CanonicalURL(%q): %v", link, err)
+		}
+		want, _, err := normalize.CanonicalURL(original)
+		if err != nil {
+			t.Fatalf("CanonicalURL(%q): %v", original, err)
+		}
+		if canonical != want || canonArchived != archived {
+			t.Errorf("%q: CanonicalURL gives (%q, %q), Unwrap (%q → %q, %q)", link, canonical, canonArchived, original, want, archived)
+		}
 	}
 }
 

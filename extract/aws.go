@@ -6,6 +6,7 @@ import (
 
 	"github.com/PuerkitoBio/goquery"
 	"github.com/andybalholm/cascadia"
+	casefile "github.com/incidentlib/casefile"
 	"github.com/incidentlib/casefile/normalize"
 	"golang.org/x/net/html"
 	"golang.org/x/net/html/atom"
@@ -59,7 +60,7 @@ func readAWS(pg *page) (reading, bool) {
 	if root == nil {
 		return reading{}, false
 	}
-	r := reading{platform: PlatformAWS, title: collapse(goquery.NewDocumentFromNode(h1).Text())}
+	r := reading{platform: casefile.PlatformAWS, title: collapse(goquery.NewDocumentFromNode(h1).Text())}
 	w := newWalker(pg.fetched)
 	w.skip = chrome
 	w.walk(root)

@@ -65,7 +65,7 @@ func readAzure(pg *page) (reading, bool) {
 	if item == nil {
 		return reading{}, false
 	}
-	r := reading{platform: PlatformAzure, siteName: "Microsoft Azure"}
+	r := reading{platform: casefile.PlatformAzure, siteName: "Microsoft Azure"}
 	r.title = collapse(item.FindMatcher(azureSel.title).First().Text())
 	if d := azureUSDate.FindStringSubmatch(collapse(item.FindMatcher(azureSel.date).First().Text())); d != nil {
 		if day := ymd(d[3], d[1], d[2]); day != "" {

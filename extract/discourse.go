@@ -77,62 +77,21 @@ func readDiscourse(pg *page) (reading, bool) {
 	m := discourseTopic.FindStringSubmatch(pg.orig.Path)
 	// Posts from every topic JSON (the first page, the page around a post
 	// number), then those of the HTML the JSON lacks, by post number.
-	byNumber := map[int]discoursePost{}
-	title := ""
-	fromJSON := false
-	for _, k := range sortedKeys(pg.p.Extra) {
-		var t discourseJSON
-		if json.Unmarshal(pg.p.Extra[k], &t) != nil || len(t.PostStream.Posts) == 0 {
-			continue
-		}
-		fromJSON = true
-		if title == "" {
-			title = collapse(t.Title)
-		}
-		for _, p := range t.PostStream.Posts {
-			if _, ok := byNumber[p.PostNumber]; ok || p.DeletedAt != nil || p.PostType != 0 && p.PostType != 1 {
-				continue
-			}
-			// The cooked HTML is parsed only if the post is read (cookedBody).
-			byNumber[p.PostNumber] = discoursePost{number: p.PostNumber, author: p.Username, staff: p.Staff, created: parseRFC3339(p.CreatedAt), cooked: p.Cooked, fromJSON: true}
-		}
-	}
+	byNumber, title, fromJSON := discourseJSONPosts(pg)
 	htmlPosts := pg.doc.FindNodes() // none: the posts selector needs one of the classes
 	if pg.ix.hasClasses("crawler-post") || pg.ix.hasClasses("topic-body") {
 		htmlPosts = pg.doc.FindMatcher(discourseSel.posts)
 	}
-	generator := ""
-	for _, m := range pg.ix.metas {
-		if v, ok := attrOK(m, "name"); ok && v == "generator" {
-			generator = strings.ToLower(attr(m, "content"))
-			break
-		}
-	}
-	if !fromJSON && (htmlPosts.Length() == 0 || m == nil && !strings.Contains(generator, "discourse")) {
+	if !fromJSON && (htmlPosts.Length() == 0 || m == nil && !strings.Contains(pageGenerator(pg), "discourse")) {
 		return reading{}, false
 	}
 	htmlPosts.Each(func(i int, s *goquery.Selection) {
-		p := discoursePost{number: i + 1}
-		if n, err := strconv.Atoi(strings.TrimSpace(s.FindMatcher(discourseSel.position).First().Text())); err == nil {
-			p.number = n
-		} else if id := s.AttrOr("id", ""); strings.HasPrefix(id, "post_") {
-			if n, err := strconv.Atoi(strings.TrimPrefix(id, "post_")); err == nil {
-				p.number = n
-			}
-		}
-		if _, ok := byNumber[p.number]; ok {
+		n := discoursePostNumber(i, s)
+		if _, dup := byNumber[n]; dup {
 			return
 		}
-		p.author = collapse(s.FindMatcher(discourseSel.author).First().Text())
-		if p.author == "" {
-			p.author = collapse(s.FindMatcher(discourseSel.creator).First().Text())
-		}
-		if t := s.FindMatcher(discourseSel.time).First(); t.Length() > 0 {
-			p.created = parseRFC3339(t.AttrOr("datetime", t.AttrOr("content", "")))
-		}
-		if b := s.FindMatcher(discourseSel.body).First(); b.Length() > 0 {
-			p.body = b.Nodes[0]
-			byNumber[p.number] = p
+		if p, ok := discourseHTMLPost(n, s); ok {
+			byNumber[n] = p
 		}
 	})
 	posts := make([]discoursePost, 0, len(byNumber))
@@ -147,21 +106,9 @@ func readDiscourse(pg *page) (reading, bool) {
 	if m != nil && m[3] != "" {
 		want, _ = strconv.Atoi(m[3])
 	}
-	main := 0
-	for i, p := range posts {
-		if p.number == want {
-			main = i
-			break
-		}
-	}
-	order := []int{main}
-	for i, p := range posts {
-		if i != main && (p.author != "" && p.author == posts[main].author || p.staff) {
-			order = append(order, i)
-		}
-	}
+	main, order := discourseOrder(posts, want)
 
-	r := reading{platform: PlatformDiscourse, publishedSet: true, title: title}
+	r := reading{platform: casefile.PlatformDiscourse, publishedSet: true, title: title}
 	if r.title == "" {
 		r.title = pg.meta["og:title"]
 	}
@@ -193,6 +140,91 @@ func readDiscourse(pg *page) (reading, bool) {
 	// (see incidentDay, which gets the main post's time as the publication).
 	r.blocks, r.links = w.blocks, w.links
 	return r, true
+}
+
+// discourseJSONPosts reads the posts of every topic JSON fetched with the
+// page, by post number (deleted posts and moderator actions left out), and
+// the topic's title.
+func discourseJSONPosts(pg *page) (byNumber map[int]discoursePost, title string, fromJSON bool) {
+	byNumber = map[int]discoursePost{}
+	for _, k := range sortedKeys(pg.p.Extra) {
+		var t discourseJSON
+		if json.Unmarshal(pg.p.Extra[k], &t) != nil || len(t.PostStream.Posts) == 0 {
+			continue
+		}
+		fromJSON = true
+		if title == "" {
+			title = collapse(t.Title)
+		}
+		for _, p := range t.PostStream.Posts {
+			if _, ok := byNumber[p.PostNumber]; ok || p.DeletedAt != nil || p.PostType != 0 && p.PostType != 1 {
+				continue
+			}
+			// The cooked HTML is parsed only if the post is read (cookedBody).
+			byNumber[p.PostNumber] = discoursePost{number: p.PostNumber, author: p.Username, staff: p.Staff, created: parseRFC3339(p.CreatedAt), cooked: p.Cooked, fromJSON: true}
+		}
+	}
+	return byNumber, title, fromJSON
+}
+
+// pageGenerator is the page's generator meta tag, lower-cased, or "".
+func pageGenerator(pg *page) string {
+	for _, m := range pg.ix.metas {
+		if v, ok := attrOK(m, "name"); ok && v == "generator" {
+			return strings.ToLower(attr(m, "content"))
+		}
+	}
+	return ""
+}
+
+// discoursePostNumber is the number of the i-th post of a topic's HTML.
+func discoursePostNumber(i int, s *goquery.Selection) int {
+	if n, err := strconv.Atoi(strings.TrimSpace(s.FindMatcher(discourseSel.position).First().Text())); err == nil {
+		return n
+	}
+	if id := s.AttrOr("id", ""); strings.HasPrefix(id, "post_") {
+		if n, err := strconv.Atoi(strings.TrimPrefix(id, "post_")); err == nil {
+			return n
+		}
+	}
+	return i + 1
+}
+
+// discourseHTMLPost reads post number n of a topic's HTML; ok is false for
+// a post without a body.
+func discourseHTMLPost(n int, s *goquery.Selection) (discoursePost, bool) {
+	p := discoursePost{number: n}
+	p.author = collapse(s.FindMatcher(discourseSel.author).First().Text())
+	if p.author == "" {
+		p.author = collapse(s.FindMatcher(discourseSel.creator).First().Text())
+	}
+	if t := s.FindMatcher(discourseSel.time).First(); t.Length() > 0 {
+		p.created = parseRFC3339(t.AttrOr("datetime", t.AttrOr("content", "")))
+	}
+	b := s.FindMatcher(discourseSel.body).First()
+	if b.Length() == 0 {
+		return p, false
+	}
+	p.body = b.Nodes[0]
+	return p, true
+}
+
+// discourseOrder picks the official post (number want, else the first) and
+// the posts read after it: its author's and staff's.
+func discourseOrder(posts []discoursePost, want int) (main int, order []int) {
+	for i, p := range posts {
+		if p.number == want {
+			main = i
+			break
+		}
+	}
+	order = []int{main}
+	for i, p := range posts {
+		if i != main && (p.author != "" && p.author == posts[main].author || p.staff) {
+			order = append(order, i)
+		}
+	}
+	return main, order
 }
 
 func sortedKeys(m map[string][]byte) []string {

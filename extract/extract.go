@@ -18,22 +18,6 @@ import (
 	"golang.org/x/text/unicode/norm"
 )
 
-// The platforms, as Document.Platform names the reader that read a page.
-const (
-	PlatformStatuspage   = "statuspage"
-	PlatformIncidentIO   = "incident-io"
-	PlatformGCP          = "gcp-status"
-	PlatformGCPOld       = "gcp-status-old"
-	PlatformAWS          = "aws-summary"
-	PlatformAzure        = "azure-pir"
-	PlatformDiscourse    = "discourse"
-	PlatformGitHubReport = "github-availability"
-	PlatformBlog         = "blog"
-	// PlatformStatusUpdates is a status template casefile has no reader
-	// for, read by its update structure (readUpdates).
-	PlatformStatusUpdates = "status-updates"
-)
-
 var (
 	statuspageCode = regexp.MustCompile(`^/incidents/([0-9a-z]{12})/?$`)
 	discourseTopic = regexp.MustCompile(`^(/t/(?:[^/]+/)?(\d+))(?:/(\d+))?/?$`)
@@ -71,7 +55,7 @@ func ExtraURLs(pageURL string) []string {
 
 // reading is what a platform reader makes of a page.
 type reading struct {
-	platform string
+	platform casefile.Platform
 	title    string
 	siteName string
 	blocks   []block
@@ -164,27 +148,27 @@ func read(pg *page) (reading, error) {
 	path := pg.orig.Path
 	switch {
 	case host == "status.cloud.google.com" && strings.HasPrefix(path, "/incident/"):
-		if r, ok := readGCP(pg, PlatformGCPOld); ok {
+		if r, ok := readGCP(pg, casefile.PlatformGCPOld); ok {
 			return r, nil
 		}
-		return readGeneric(pg, PlatformGCPOld)
+		return readGeneric(pg, casefile.PlatformGCPOld)
 	case (host == "status.cloud.google.com" || host == "google.com" && strings.HasPrefix(path, "/appsstatus/")) && strings.Contains(path, "/incidents/"):
-		if r, ok := readGCP(pg, PlatformGCP); ok {
+		if r, ok := readGCP(pg, casefile.PlatformGCP); ok {
 			return r, nil
 		}
-		return readGeneric(pg, PlatformGCP)
+		return readGeneric(pg, casefile.PlatformGCP)
 	case host == "aws.amazon.com" && awsMessagePath.MatchString(path):
 		if r, ok := readAWS(pg); ok {
 			return r, nil
 		}
-		return readGeneric(pg, PlatformAWS)
+		return readGeneric(pg, casefile.PlatformAWS)
 	case isAzureHost(pg.orig):
 		if r, ok := readAzure(pg); ok {
 			return r, nil
 		}
-		return readGeneric(pg, PlatformAzure)
+		return readGeneric(pg, casefile.PlatformAzure)
 	case isGitHubReport(pg, host):
-		return readGeneric(pg, PlatformGitHubReport)
+		return readGeneric(pg, casefile.PlatformGitHubReport)
 	}
 	if r, ok := readStatuspage(pg); ok {
 		return r, nil
@@ -196,19 +180,19 @@ func read(pg *page) (reading, error) {
 		if r, ok := readIncidentIO(pg); ok {
 			return r, nil
 		}
-		return readGeneric(pg, PlatformIncidentIO)
+		return readGeneric(pg, casefile.PlatformIncidentIO)
 	}
 	if r, ok := readUpdates(pg); ok {
 		return r, nil
 	}
-	return readGeneric(pg, PlatformBlog)
+	return readGeneric(pg, casefile.PlatformBlog)
 }
 
 // assemble fills the document common to every reader: title, site,
 // dates, sections, events, links, language and verdict.
 func assemble(pg *page, r reading) casefile.Document {
 	d := casefile.Document{
-		URL:      documentURL(pg.p.URL, pg.ix.links, r.platform != PlatformDiscourse),
+		URL:      documentURL(pg.p.URL, pg.ix.links, r.platform != casefile.PlatformDiscourse),
 		Host:     strings.ToLower(pg.orig.Hostname()),
 		Platform: r.platform,
 		SlugDate: slugDate(pg.orig),

@@ -371,23 +371,24 @@ func TestPageStopsOnACancelledContext(t *testing.T) {
 // fixture, beside the golden files.
 func TestFixturesReadAsTheirPlatform(t *testing.T) {
 	tests := []struct {
-		dir, platform string
-		postmortem    bool
-		language      string
-		firstEvent    string // earliest event instant, RFC 3339
+		dir        string
+		platform   casefile.Platform
+		postmortem bool
+		language   string
+		firstEvent string // earliest event instant, RFC 3339
 	}{
-		{"statuspage", PlatformStatuspage, true, "en", "2018-07-17T19:17:00Z"},
-		{"statuspage-maintenance", PlatformStatuspage, false, "en", "2024-03-01T07:00:00Z"},
-		{"incident-io", PlatformIncidentIO, true, "en", "2024-06-05T09:05:00Z"},
-		{"gcp-status", PlatformGCP, true, "en", "2020-12-10T02:31:00Z"},
-		{"gcp-status-old", PlatformGCPOld, true, "en", "2016-02-24T14:52:00Z"},
-		{"aws-summary", PlatformAWS, true, "en", "2020-11-25T13:15:00Z"},
-		{"azure-pir", PlatformAzure, true, "en", "2023-09-12T06:20:00Z"},
-		{"discourse", PlatformDiscourse, true, "en", "2017-10-27T09:02:00Z"},
-		{"github-availability", PlatformGitHubReport, true, "en", "2024-12-30T04:12:00Z"},
-		{"blog", PlatformBlog, true, "en", "2022-05-14T09:58:00Z"},
-		{"blog-ko", PlatformBlog, true, "ko", "2019-10-05T01:05:00Z"},
-		{"blog-announcement", PlatformBlog, false, "en", "2022-09-27T02:00:00Z"},
+		{"statuspage", casefile.PlatformStatuspage, true, "en", "2018-07-17T19:17:00Z"},
+		{"statuspage-maintenance", casefile.PlatformStatuspage, false, "en", "2024-03-01T07:00:00Z"},
+		{"incident-io", casefile.PlatformIncidentIO, true, "en", "2024-06-05T09:05:00Z"},
+		{"gcp-status", casefile.PlatformGCP, true, "en", "2020-12-10T02:31:00Z"},
+		{"gcp-status-old", casefile.PlatformGCPOld, true, "en", "2016-02-24T14:52:00Z"},
+		{"aws-summary", casefile.PlatformAWS, true, "en", "2020-11-25T13:15:00Z"},
+		{"azure-pir", casefile.PlatformAzure, true, "en", "2023-09-12T06:20:00Z"},
+		{"discourse", casefile.PlatformDiscourse, true, "en", "2017-10-27T09:02:00Z"},
+		{"github-availability", casefile.PlatformGitHubReport, true, "en", "2024-12-30T04:12:00Z"},
+		{"blog", casefile.PlatformBlog, true, "en", "2022-05-14T09:58:00Z"},
+		{"blog-ko", casefile.PlatformBlog, true, "ko", "2019-10-05T01:05:00Z"},
+		{"blog-announcement", casefile.PlatformBlog, false, "en", "2022-09-27T02:00:00Z"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.dir, func(t *testing.T) {
@@ -517,7 +518,7 @@ func TestPageReadsAWaybackCaptureAsItsOriginal(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if d.Platform != PlatformStatuspage || d.Host != "status.quillnote.example" {
+	if d.Platform != casefile.PlatformStatuspage || d.Host != "status.quillnote.example" {
 		t.Errorf("Platform, Host = %q, %q, want statuspage on status.quillnote.example", d.Platform, d.Host)
 	}
 	if want := "https://status.quillnote.example/incidents/x0ljvc9m1wxj"; d.URL != want {

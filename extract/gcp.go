@@ -63,7 +63,7 @@ type gcpUpdate struct {
 // Date / Time / Description table, newest row first. A row holding the
 // incident report (ISSUE SUMMARY, ROOT CAUSE …) is segmented into the
 // report's sections. Rows stamped without a zone take the page's, US/Pacific.
-func readGCP(pg *page, platform string) (reading, bool) {
+func readGCP(pg *page, platform casefile.Platform) (reading, bool) {
 	table := pg.doc.FindMatcher(gcpSel.table).First()
 	var tnode *html.Node
 	if table.Length() > 0 {
@@ -78,42 +78,7 @@ func readGCP(pg *page, platform string) (reading, bool) {
 	w := newWalker(pg.fetched)
 
 	// The head: title, summary line, interval line (and the locations).
-	var head []block
-	heading := collapse(pg.doc.FindMatcher(gcpSel.title).First().Text())
-	summary := collapse(pg.doc.FindMatcher(gcpSel.summary).First().Text())
-	if heading != "" {
-		for _, sel := range []cascadia.Selector{gcpSel.summary, gcpSel.interval, gcpSel.locations} {
-			if s := pg.doc.FindMatcher(sel).First(); s.Length() > 0 {
-				w.walk(s.Nodes[0])
-				w.flush()
-			}
-		}
-		head = w.blocks
-		w.blocks = nil
-	} else {
-		// Unknown layout: what precedes the table in its container.
-		root := tnode.Parent
-		for root != nil && root.Parent != nil && root.DataAtom != atom.Body && !containsHeading(root, tnode) {
-			root = root.Parent
-		}
-		w.skip = func(n *html.Node) bool { return n == tnode || chrome(n) }
-		if root != nil {
-			w.walk(root)
-			w.flush()
-		}
-		w.skip = nil
-		for i, b := range w.blocks {
-			if b.kind == blockHeading && heading == "" && (gcpAffecting.MatchString(b.text) || i == 0) {
-				heading = b.text
-				continue
-			}
-			if b.kind == blockPara && summary == "" && !strings.Contains(strings.ToLower(b.text), "incident began") {
-				summary = b.text
-			}
-			head = append(head, b)
-		}
-		w.blocks = nil
-	}
+	head, heading, summary := gcpHead(pg, tnode, w)
 	r.title = heading
 	if summary != "" && utf8Len(summary) <= 200 {
 		r.title = summary
@@ -144,6 +109,48 @@ func readGCP(pg *page, platform string) (reading, bool) {
 		r.env = r.env.withDay(*oldest)
 	}
 	return r, true
+}
+
+// gcpHead reads the head of the page: the blocks of the summary line,
+// the interval line and the locations, the "Incident affecting …" heading
+// and the summary line. In an unknown layout the head is what precedes the
+// table in its container.
+func gcpHead(pg *page, tnode *html.Node, w *walker) (head []block, heading, summary string) {
+	heading = collapse(pg.doc.FindMatcher(gcpSel.title).First().Text())
+	summary = collapse(pg.doc.FindMatcher(gcpSel.summary).First().Text())
+	if heading != "" {
+		for _, sel := range []cascadia.Selector{gcpSel.summary, gcpSel.interval, gcpSel.locations} {
+			if s := pg.doc.FindMatcher(sel).First(); s.Length() > 0 {
+				w.walk(s.Nodes[0])
+				w.flush()
+			}
+		}
+		head = w.blocks
+		w.blocks = nil
+		return head, heading, summary
+	}
+	root := tnode.Parent
+	for root != nil && root.Parent != nil && root.DataAtom != atom.Body && !containsHeading(root, tnode) {
+		root = root.Parent
+	}
+	w.skip = func(n *html.Node) bool { return n == tnode || chrome(n) }
+	if root != nil {
+		w.walk(root)
+		w.flush()
+	}
+	w.skip = nil
+	for i, b := range w.blocks {
+		if b.kind == blockHeading && heading == "" && (gcpAffecting.MatchString(b.text) || i == 0) {
+			heading = b.text
+			continue
+		}
+		if b.kind == blockPara && summary == "" && !strings.Contains(strings.ToLower(b.text), "incident began") {
+			summary = b.text
+		}
+		head = append(head, b)
+	}
+	w.blocks = nil
+	return head, heading, summary
 }
 
 // gcpUpdateTable finds the table of dated updates: a header naming Date

@@ -25,7 +25,7 @@ import (
 // cuts cells from. go-htmldate gives the publication date. Platform-specific
 // touches (GitHub availability reports, Azure PIRs) are applied to the
 // blocks afterwards.
-func readGeneric(pg *page, platform string) (reading, error) {
+func readGeneric(pg *page, platform casefile.Platform) (reading, error) {
 	r := reading{platform: platform}
 	if err := pg.ctx.Err(); err != nil {
 		return r, fmt.Errorf("extract %s: %w", pg.orig, err)
@@ -36,43 +36,13 @@ func readGeneric(pg *page, platform string) (reading, error) {
 	if len(pg.doc.Nodes) > 0 {
 		r.published = publishedDate(pg.doc.Nodes[0], pg.orig.String(), pg.p.FetchedAt)
 		r.publishedSet = true
-		override := &htmldate.Result{}
-		if r.published != nil {
-			override = &htmldate.Result{DateTime: *r.published, HasTime: true}
-		}
-		if platform == PlatformBlog || platform == PlatformGitHubReport {
+		if platform == casefile.PlatformBlog || platform == casefile.PlatformGitHubReport {
 			// A known blog platform: its article is where the platform
 			// puts it, no need to guess.
 			blog, template = blogRoot(pg)
 		}
-		opts := trafilatura.Options{
-			IncludeLinks:     true,
-			ExcludeComments:  true,
-			OriginalURL:      pg.orig,
-			HtmlDateOverride: override,
-		}
-		// go-trafilatura's passes grow faster than the page: past this size
-		// (a hostile page, or a thread of thousands of comments) the body is
-		// read without its chrome instead.
-		big := !template && countElements(pg.doc.Nodes[0], maxTrafilaturaElements+1) > maxTrafilaturaElements
-		if !template && !big {
-			res, err := trafilatura.ExtractDocument(pg.doc.Nodes[0], opts)
-			if err == nil && res.ContentNode != nil {
-				root = res.ContentNode
-				r.title = res.Metadata.Title
-				r.siteName = res.Metadata.Sitename
-			}
-		}
-		if !template && !big && (root == nil || !hasStructure(root) || !hasListItem(root) && contentListItems(pg.doc) >= 3) {
-			// Nothing structured found, or the lists of the page were lost
-			// (old table layouts): try again favouring recall.
-			opts.Focus = trafilatura.FavorRecall
-			if res2, err := trafilatura.ExtractDocument(pg.doc.Nodes[0], opts); err == nil && res2.ContentNode != nil && (root == nil || !hasStructure(root) && hasStructure(res2.ContentNode) || !hasListItem(root) && hasListItem(res2.ContentNode)) {
-				root = res2.ContentNode
-				if r.title == "" {
-					r.title, r.siteName = res2.Metadata.Title, res2.Metadata.Sitename
-				}
-			}
+		if !template && !tooBigForTrafilatura(pg.doc.Nodes[0]) {
+			root = trafilaturaRoot(pg, &r)
 		}
 	}
 	w := newWalker(pg.fetched)
@@ -105,12 +75,47 @@ func readGeneric(pg *page, platform string) (reading, error) {
 	}
 	r.listPage = listOfPosts(pg)
 	switch platform {
-	case PlatformGitHubReport:
+	case casefile.PlatformGitHubReport:
 		githubReport(&r)
-	case PlatformAzure:
+	case casefile.PlatformAzure:
 		azurePIR(&r)
 	}
 	return r, nil
+}
+
+// trafilaturaRoot finds the main content with go-trafilatura, and sets the
+// reading's title and site name from its metadata. Without a structured
+// result, or when the lists of the page were lost (old table layouts), it
+// tries again favouring recall.
+func trafilaturaRoot(pg *page, r *reading) *html.Node {
+	override := &htmldate.Result{}
+	if r.published != nil {
+		override = &htmldate.Result{DateTime: *r.published, HasTime: true}
+	}
+	opts := trafilatura.Options{
+		IncludeLinks:     true,
+		ExcludeComments:  true,
+		OriginalURL:      pg.orig,
+		HtmlDateOverride: override,
+	}
+	var root *html.Node
+	res, err := trafilatura.ExtractDocument(pg.doc.Nodes[0], opts)
+	if err == nil && res.ContentNode != nil {
+		root = res.ContentNode
+		r.title = res.Metadata.Title
+		r.siteName = res.Metadata.Sitename
+	}
+	if root != nil && hasStructure(root) && (hasListItem(root) || contentListItems(pg.doc) < 3) {
+		return root
+	}
+	opts.Focus = trafilatura.FavorRecall
+	if res2, err := trafilatura.ExtractDocument(pg.doc.Nodes[0], opts); err == nil && res2.ContentNode != nil && (root == nil || !hasStructure(root) && hasStructure(res2.ContentNode) || !hasListItem(root) && hasListItem(res2.ContentNode)) {
+		root = res2.ContentNode
+		if r.title == "" {
+			r.title, r.siteName = res2.Metadata.Title, res2.Metadata.Sitename
+		}
+	}
+	return root
 }
 
 // originalTables maps each table of go-trafilatura's content to the
@@ -290,6 +295,14 @@ func hasStructure(n *html.Node) bool {
 		}
 	}
 	return false
+}
+
+// tooBigForTrafilatura reports a page past maxTrafilaturaElements:
+// go-trafilatura's passes grow faster than the page, so such a page (a
+// hostile one, or a thread of thousands of comments) is read without its
+// chrome instead.
+func tooBigForTrafilatura(doc *html.Node) bool {
+	return countElements(doc, maxTrafilaturaElements+1) > maxTrafilaturaElements
 }
 
 // maxTrafilaturaElements is the size of page, in elements, above which

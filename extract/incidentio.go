@@ -7,6 +7,7 @@ import (
 
 	"github.com/PuerkitoBio/goquery"
 	"github.com/andybalholm/cascadia"
+	casefile "github.com/incidentlib/casefile"
 	"golang.org/x/net/html"
 	"golang.org/x/net/html/atom"
 )
@@ -48,7 +49,7 @@ func readIncidentIO(pg *page) (reading, bool) {
 		code = m[1]
 	}
 	inc, spg := statuspageJSON(pg.p.Extra, code)
-	r := reading{platform: PlatformIncidentIO, publishedSet: true}
+	r := reading{platform: casefile.PlatformIncidentIO, publishedSet: true}
 	r.title = collapse(pg.doc.FindMatcher(incidentIOSel.title).First().Text())
 	statusPageNames(pg, &r, inc, spg)
 

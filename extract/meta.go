@@ -16,25 +16,12 @@ import (
 	"golang.org/x/net/html"
 )
 
-var waybackRe = regexp.MustCompile(`^(?i:https?://(?:web\.)?archive\.org)/web/(\d{1,14})[a-z_]*/(.+)$`)
-
-// unwrapWayback returns the original URL of a Wayback Machine capture URL.
+// unwrapWayback returns the original URL of a Wayback Machine capture URL
+// (normalize.UnwrapWayback), without a default port.
 func unwrapWayback(u string) (string, bool) {
-	m := waybackRe.FindStringSubmatch(u)
-	if m == nil {
+	inner, _, ok := normalize.UnwrapWayback(u)
+	if !ok {
 		return "", false
-	}
-	inner := m[2]
-	low := strings.ToLower(inner)
-	if !strings.HasPrefix(low, "http://") && !strings.HasPrefix(low, "https://") {
-		// "http:/x" after slash merging, or no scheme at all.
-		switch {
-		case strings.HasPrefix(low, "http:/"), strings.HasPrefix(low, "https:/"):
-			i := strings.Index(inner, ":/")
-			inner = inner[:i] + "://" + inner[i+2:]
-		default:
-			inner = "http://" + inner
-		}
 	}
 	if pu, err := url.Parse(inner); err == nil {
 		if pu.Port() == "80" && pu.Scheme == "http" || pu.Port() == "443" && pu.Scheme == "https" {

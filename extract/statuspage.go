@@ -195,7 +195,7 @@ func readStatuspage(pg *page) (reading, bool) {
 	if rows.Length() == 0 && (inc == nil || code == "") {
 		return reading{}, false
 	}
-	r := reading{platform: PlatformStatuspage, publishedSet: true}
+	r := reading{platform: casefile.PlatformStatuspage, publishedSet: true}
 	r.title = collapse(pg.doc.FindMatcher(statuspageSel.name).First().Text())
 	statusPageNames(pg, &r, inc, spg)
 	w := newWalker(pg.fetched)
@@ -247,42 +247,82 @@ func statusPageNames(pg *page, r *reading, inc *spIncident, spg *spPage) {
 // publication time and the verdict's structured signals.
 func layoutStatus(r *reading, updates []spRow, inc *spIncident, w *walker, affected string, components []string) {
 	if len(updates) == 0 && inc != nil {
-		for _, u := range inc.IncidentUpdates {
-			at := parseRFC3339(u.DisplayAt)
-			if at == nil {
-				at = parseRFC3339(u.CreatedAt)
-			}
-			row := spRow{status: strings.ReplaceAll(u.Status, "_", " "), at: at, blocks: textBlocks(u.Body, true)}
-			row.postmortem = row.status == "postmortem"
-			if at != nil {
-				row.stamp = u.CreatedAt
-				row.zone, row.zoneOK = "UTC", strings.HasSuffix(u.CreatedAt, "Z")
-				if !row.zoneOK {
-					row.zone = r.env.zoneName
-				}
-			}
-			for _, b := range row.blocks {
-				for _, l := range bareURLs(b.text) {
-					w.link(l)
-				}
-			}
-			updates = append(updates, row)
-		}
+		updates = incidentRows(r, inc, w)
 	}
 	if r.env.zone == nil {
-		// The zone of the page is the one its stamps are written in.
-		for _, u := range updates {
-			if u.zone != "" && u.zoneOK {
-				if loc, ok := normalize.LookupZone(u.zone, derefTime(u.at)); ok {
-					r.env.zone, r.env.zoneName = loc, u.zone
-					break
-				}
+		pageZone(r, updates)
+	}
+	// The incident's start decides the day of times a write-up gives
+	// without a date.
+	if start := incidentStart(inc, updates); start != nil {
+		r.env = r.env.withDay(*start)
+	}
+	var tr statusTrail
+	updates = layoutWriteUps(r, updates, inc, w, &tr)
+	layoutTrail(r, updates, &tr)
+	if affected == "" {
+		affected = affectedSentence(inc, components)
+	}
+	if affected != "" {
+		r.blocks = append(r.blocks, block{kind: blockHeading, level: 2, text: "Affected components", kindOf: casefile.SectionImpact, synthetic: true}, block{kind: blockPara, text: affected})
+	}
+	r.links = append(r.links, w.links...)
+	r.published = statusPublished(r.published, updates)
+	statusSignals(r, updates, inc, tr)
+}
+
+// statusTrail is what the verdict learns from an update trail.
+type statusTrail struct {
+	hasPostmortem, hasWriteUp bool
+	// substantive counts the updates with more than a default text, and
+	// substantiveText their length.
+	substantive, substantiveText int
+	defaultsOnly                 bool
+	resolved, maintenance        bool
+}
+
+// incidentRows makes the update rows from the incident's JSON.
+func incidentRows(r *reading, inc *spIncident, w *walker) []spRow {
+	var updates []spRow
+	for _, u := range inc.IncidentUpdates {
+		at := parseRFC3339(u.DisplayAt)
+		if at == nil {
+			at = parseRFC3339(u.CreatedAt)
+		}
+		row := spRow{status: strings.ReplaceAll(u.Status, "_", " "), at: at, blocks: textBlocks(u.Body, true)}
+		row.postmortem = row.status == "postmortem"
+		if at != nil {
+			row.stamp = u.CreatedAt
+			row.zone, row.zoneOK = "UTC", strings.HasSuffix(u.CreatedAt, "Z")
+			if !row.zoneOK {
+				row.zone = r.env.zoneName
+			}
+		}
+		for _, b := range row.blocks {
+			for _, l := range bareURLs(b.text) {
+				w.link(l)
+			}
+		}
+		updates = append(updates, row)
+	}
+	return updates
+}
+
+// pageZone sets the zone of the page: the one its stamps are written in.
+func pageZone(r *reading, updates []spRow) {
+	for _, u := range updates {
+		if u.zone != "" && u.zoneOK {
+			if loc, ok := normalize.LookupZone(u.zone, derefTime(u.at)); ok {
+				r.env.zone, r.env.zoneName = loc, u.zone
+				return
 			}
 		}
 	}
+}
 
-	// The incident's start decides the day of times a write-up gives
-	// without a date.
+// incidentStart is the incident's start: its stated start or creation,
+// or an earlier update (not the postmortem row).
+func incidentStart(inc *spIncident, updates []spRow) *time.Time {
 	var start *time.Time
 	if inc != nil {
 		start = parseRFC3339(inc.StartedAt)
@@ -295,25 +335,26 @@ func layoutStatus(r *reading, updates []spRow, inc *spIncident, w *walker, affec
 			start = u.at
 		}
 	}
-	if start != nil {
-		r.env = r.env.withDay(*start)
-	}
+	return start
+}
 
-	// Write-ups first: they head the page.
-	hasPostmortem, hasWriteUp := false, false
+// layoutWriteUps puts the write-ups first: they head the page. A Postmortem
+// row, else an update whose body has section headings, else the incident's
+// postmortem body (whose publication becomes a row of the trail).
+func layoutWriteUps(r *reading, updates []spRow, inc *spIncident, w *walker, tr *statusTrail) []spRow {
 	for _, u := range updates {
-		hasPostmortem = hasPostmortem || u.postmortem
+		tr.hasPostmortem = tr.hasPostmortem || u.postmortem
 	}
 	for i := range updates {
 		u := &updates[i]
-		if u.postmortem || !hasPostmortem && writeUp(u.blocks) {
+		if u.postmortem || !tr.hasPostmortem && writeUp(u.blocks) {
 			u.report = true
-			hasWriteUp = hasWriteUp || !u.postmortem
+			tr.hasWriteUp = tr.hasWriteUp || !u.postmortem
 			r.blocks = append(r.blocks, nestHeadings(u.blocks, 2)...)
 		}
 	}
-	if !hasPostmortem && inc != nil && strings.TrimSpace(inc.PostmortemBody) != "" {
-		hasPostmortem = true
+	if !tr.hasPostmortem && inc != nil && strings.TrimSpace(inc.PostmortemBody) != "" {
+		tr.hasPostmortem = true
 		for _, b := range textBlocks(inc.PostmortemBody, true) {
 			for _, l := range bareURLs(b.text) {
 				w.link(l)
@@ -329,98 +370,115 @@ func layoutStatus(r *reading, updates []spRow, inc *spIncident, w *walker, affec
 			r.blocks[i].level = 2
 		}
 	}
+	return updates
+}
+
+// layoutTrail adds the trail as one timeline section, newest first as on
+// the page, one item per update, and counts what the verdict needs.
+func layoutTrail(r *reading, updates []spRow, tr *statusTrail) {
 	if len(updates) > 0 {
 		r.blocks = append(r.blocks, block{kind: blockHeading, level: 2, text: "Updates", kindOf: casefile.SectionTimeline, synthetic: true})
 	}
-	substantive, substantiveText, defaultsOnly := 0, 0, true
-	resolved, maintenance := false, false
+	tr.defaultsOnly = true
 	for _, u := range updates {
 		text := rowText(u.blocks)
-		b := block{kind: blockItem, at: u.at, stamp: u.stamp, zone: u.zone, zoneWritten: u.zoneOK, status: u.status}
-		label := strings.ToUpper(u.status[:min(1, len(u.status))]) + u.status[min(1, len(u.status)):]
-		switch {
-		case u.report:
-			b.text = label
-			if first := firstPara(u.blocks); first != "" {
-				b.text = label + " - " + first
-			}
-			b.noScan = true
-		case text == "":
-			b.text = label
-		default:
-			b.text = strings.TrimSpace(label + " - " + text)
-		}
-		r.blocks = append(r.blocks, b)
+		r.blocks = append(r.blocks, trailItem(u, text))
 		switch {
 		case u.status == "resolved" || u.status == "completed":
-			resolved = true
+			tr.resolved = true
 		case maintenanceStatuses[u.status]:
-			maintenance = true
+			tr.maintenance = true
 		}
 		if u.postmortem {
 			continue
 		}
 		if text != "" && !defaultBodies.MatchString(oneLine(text)) {
-			defaultsOnly = false
-			substantive++
-			substantiveText += len(text)
+			tr.defaultsOnly = false
+			tr.substantive++
+			tr.substantiveText += len(text)
 		}
 	}
-	if affected == "" && len(components) > 0 {
-		affected = "This incident affected: " + strings.Join(components, ", ") + "."
-	}
-	if affected == "" && inc != nil && len(inc.Components) > 0 {
-		var names []string
-		for _, c := range inc.Components {
-			names = append(names, c.Name)
-		}
-		affected = "This incident affected: " + strings.Join(names, ", ") + "."
-	}
-	if affected != "" {
-		r.blocks = append(r.blocks, block{kind: blockHeading, level: 2, text: "Affected components", kindOf: casefile.SectionImpact, synthetic: true}, block{kind: blockPara, text: affected})
-	}
-	r.links = append(r.links, w.links...)
+}
 
-	// Publication: the postmortem's, else the latest update's.
+// trailItem is the block of one update: "Label - text"; a write-up row
+// keeps only its first paragraph and is not scanned again for times.
+func trailItem(u spRow, text string) block {
+	b := block{kind: blockItem, at: u.at, stamp: u.stamp, zone: u.zone, zoneWritten: u.zoneOK, status: u.status}
+	label := strings.ToUpper(u.status[:min(1, len(u.status))]) + u.status[min(1, len(u.status)):]
+	switch {
+	case u.report:
+		b.text = label
+		if first := firstPara(u.blocks); first != "" {
+			b.text = label + " - " + first
+		}
+		b.noScan = true
+	case text == "":
+		b.text = label
+	default:
+		b.text = strings.TrimSpace(label + " - " + text)
+	}
+	return b
+}
+
+// affectedSentence names the affected components, from the page or the
+// incident's JSON, or "".
+func affectedSentence(inc *spIncident, components []string) string {
+	if len(components) == 0 && inc != nil {
+		for _, c := range inc.Components {
+			components = append(components, c.Name)
+		}
+	}
+	if len(components) == 0 {
+		return ""
+	}
+	return "This incident affected: " + strings.Join(components, ", ") + "."
+}
+
+// statusPublished is the publication time: the postmortem's, else the
+// latest of published and the updates.
+func statusPublished(published *time.Time, updates []spRow) *time.Time {
 	for _, u := range updates {
 		if u.at == nil {
 			continue
 		}
 		if u.postmortem {
 			t := *u.at
-			r.published = &t
-			break
+			return &t
 		}
-		if r.published == nil || u.at.After(*r.published) {
+		if published == nil || u.at.After(*published) {
 			t := *u.at
-			r.published = &t
+			published = &t
 		}
 	}
+	return published
+}
 
-	// The verdict's structured signals.
+// statusSignals adds the verdict's structured signals of a status page.
+func statusSignals(r *reading, updates []spRow, inc *spIncident, tr statusTrail) {
 	status := ""
 	if inc != nil {
 		status = inc.Status
 		if inc.Impact == "maintenance" || inc.ScheduledFor != "" {
-			maintenance = true
+			tr.maintenance = true
 		}
 		if inc.ResolvedAt != "" {
-			resolved = true
+			tr.resolved = true
 		}
 	}
+	name := string(r.platform)
 	switch {
-	case hasPostmortem || status == "postmortem":
-		r.signals = append(r.signals, signal{3, r.platform + " postmortem"})
-	case maintenance:
-		r.signals = append(r.signals, signal{-4, r.platform + " scheduled maintenance"})
-	case !resolved && len(updates) > 0:
-		r.signals = append(r.signals, signal{-3, r.platform + " incident still open: " + updates[0].status})
-	case hasWriteUp:
-		r.signals = append(r.signals, signal{2, r.platform + " resolved incident with a write-up in an update"})
-	case defaultsOnly:
-		r.signals = append(r.signals, signal{-2, r.platform + " updates carry only default texts"})
-	case substantive >= 2 && substantiveText >= 300:
-		r.signals = append(r.signals, signal{2, r.platform + " resolved incident with a substantive update trail"})
+	case tr.hasPostmortem || status == "postmortem":
+		r.signals = append(r.signals, signal{3, name + " postmortem"})
+	case tr.maintenance:
+		r.signals = append(r.signals, signal{-4, name + " scheduled maintenance"})
+	case !tr.resolved && len(updates) > 0:
+		r.signals = append(r.signals, signal{-3, name + " incident still open: " + updates[0].status})
+	case tr.hasWriteUp:
+		r.signals = append(r.signals, signal{2, name + " resolved incident with a write-up in an update"})
+	case tr.defaultsOnly:
+		r.signals = append(r.signals, signal{-2, name + " updates carry only default texts"})
+	case tr.substantive >= 2 && tr.substantiveText >= 300:
+		r.signals = append(r.signals, signal{2, name + " resolved incident with a substantive update trail"})
 	}
 }
 

@@ -5,7 +5,6 @@ import (
 	"sort"
 	"strings"
 	"time"
-	"unicode"
 	"unicode/utf8"
 
 	casefile "github.com/incidentlib/casefile"
@@ -82,198 +81,283 @@ const maxEventText = 600
 // text already tells is background (the cause's history) and dates only
 // its own sentence.
 func timeline(blocks []block, kinds []casefile.SectionKind, env timeEnv) []casefile.Event {
-	events := []casefile.Event{}
-	carried := env
+	r := &timelineReader{env: env, carried: env, told: map[string]time.Time{}, events: []casefile.Event{}}
+	for i, b := range blocks {
+		r.block(b, kinds[i])
+	}
+	return r.events
+}
+
+// timelineReader is the state of timeline across blocks.
+type timelineReader struct {
+	env     timeEnv
+	carried timeEnv
 	// told maps the local clock times the timeline section told (time of
 	// day and zone) to their instants: prose elsewhere that repeats one
 	// without a date ("the alert at 08:49") means that entry, not the
 	// same clock on the day last in force.
-	told := map[string]time.Time{}
+	told map[string]time.Time
 	// twelveHour: the page has written a time with a.m. or p.m.; its bare
 	// "2:45" after "2:04 p.m." is in the afternoon too.
-	twelveHour := false
-	for i, b := range blocks {
-		kind := kinds[i]
+	twelveHour bool
+	events     []casefile.Event
+}
+
+// blockScan is the state of timeline within one block.
+type blockScan struct {
+	b    block
+	kind casefile.SectionKind
+	// local is the date and zone in force; scanned what the block began
+	// with.
+	local, scanned timeEnv
+	// firstDay is the earliest day the block wrote (background dates
+	// aside).
+	firstDay  time.Time
+	sentences [][2]int
+	// A background date (see backgroundDate) holds only to the end of its
+	// sentence; then the day in force before it returns.
+	background struct {
+		end        int
+		date, last time.Time
+		year       int
+	}
+}
+
+// block reads the events of one block.
+func (r *timelineReader) block(b block, kind casefile.SectionKind) {
+	if b.at != nil {
+		r.events = append(r.events, casefile.Event{
+			At: b.at.UTC(), Text: clip(oneLine(b.text)), Stamp: b.stamp, Zone: b.zone,
+			ZoneWritten: b.zoneWritten, Section: kind, Status: b.status,
+		})
+	}
+	if b.reset {
+		r.carried = r.env
 		if b.at != nil {
-			events = append(events, casefile.Event{
-				At: b.at.UTC(), Text: clip(oneLine(b.text)), Stamp: b.stamp, Zone: b.zone,
-				ZoneWritten: b.zoneWritten, Section: kind, Status: b.status,
-			})
+			r.carried = r.env.withDay(*b.at)
+		} else if !b.day.IsZero() {
+			r.carried = r.env.withDay(b.day)
 		}
-		if b.reset {
-			carried = env
-			if b.at != nil {
-				carried = env.withDay(*b.at)
-			} else if !b.day.IsZero() {
-				carried = env.withDay(b.day)
-			}
+	}
+	if b.noScan || b.kind == blockItem && kind == casefile.SectionActionItems && b.at == nil {
+		// Action items are plans: "move the maintenance window to
+		// 4–5 AM" is not an event.
+		return
+	}
+	if b.at == nil && byline(b.text) {
+		return // "Posted by … 2018.07.20 11:30": the post's own date
+	}
+	bs := &blockScan{b: b, kind: kind, local: r.blockEnv(b), sentences: sentenceSpans(b.text, b.kind != blockPara)}
+	bs.scanned = bs.local
+	for _, s := range normalize.ScanTimes(b.text, bs.scanned.ctx()) {
+		r.stamp(bs, s)
+	}
+	if b.at == nil || b.reset {
+		// The text after this block continues from the earliest day it
+		// wrote ("began on 11 February and ended on 12 February"); later
+		// times that pass midnight move on by the rollover rule.
+		r.carried = bs.local
+		if !bs.firstDay.IsZero() {
+			r.carried.date = bs.firstDay
 		}
-		if b.noScan || b.kind == blockItem && kind == casefile.SectionActionItems && b.at == nil {
-			// Action items are plans: "move the maintenance window to
-			// 4–5 AM" is not an event.
-			continue
-		}
-		if b.at == nil && byline(b.text) {
-			continue // "Posted by … 2018.07.20 11:30": the post's own date
-		}
-		local := carried
-		if b.at != nil && !b.reset {
-			local = env.withDay(*b.at)
-			if b.zone != "" {
-				// The zone the row's own stamp wrote ("Oct 24, 2024 - 12:05
-				// CEST") is the zone of the bare times in its body, not the
-				// page's zone at another date.
-				if loc, ok := normalize.LookupZone(b.zone, *b.at); ok && !sameOffset(local.zone, loc, *b.at) {
-					local.zone, local.zoneName = loc, b.zone
-					local = local.withDay(*b.at)
-				}
-			}
-		}
-		if name, loc, ok := normalize.DeclaredZone(b.text); ok && loc != nil {
-			local.zone, local.zoneName = loc, name
-		} else if name, loc, ok := normalize.DeclaredZone(b.zoneDecl); ok && loc != nil {
-			// The table's header names the zone of this row's times.
-			local.zone, local.zoneName = loc, name
-		}
-		scanned := local
-		var firstDay time.Time
-		sentences := sentenceSpans(b.text, b.kind != blockPara)
-		// A background date (see below) holds only to the end of its
-		// sentence; then the day in force before it returns.
-		var background struct {
-			end        int
-			date, last time.Time
-			year       int
-		}
-		for _, s := range normalize.ScanTimes(b.text, scanned.ctx()) {
-			if background.end > 0 && s.Start >= background.end {
-				local.date, local.year, local.last = background.date, background.year, background.last
-				background.end = 0
-			}
-			if s.DateWritten && s.DateKnown && !s.HasClock && backgroundDate(s, local, b.at != nil) {
-				// A date without a time of day, earlier than the day the
-				// text is already telling ("On September 8 a retention
-				// change went out" inside the story of September 12): it
-				// dates the cause, not the clock times after it.
-				background.end = sentenceEnd(b.text, s.End)
-				background.date, background.year, background.last = local.date, local.year, local.last
-			}
-			if s.DateWritten {
-				// A written date takes its year from the page, not from the
-				// day in force.
-				if rc, ok := local.refCtx(); ok {
-					if again, ok := normalize.ParseTime(s.Text, rc); ok && again.DateWritten {
-						again.Start, again.End = s.Start, s.End
-						s = again
-					}
-				}
-			}
-			zoneLoc := local.zone
-			if s.ZoneWritten && s.ZoneKnown {
-				if loc, ok := normalize.LookupZone(s.ZoneName, s.At); ok {
-					zoneLoc = loc
-				}
-			}
-			if s.DateWritten && s.DateKnown {
-				day := s.Local
-				local.date = time.Date(day.Year(), day.Month(), day.Day(), 0, 0, 0, 0, time.UTC)
-				local.year = day.Year()
-				if background.end == 0 && (firstDay.IsZero() || local.date.Before(firstDay)) {
-					firstDay = local.date
-				}
-				if !s.HasClock {
-					local.last = time.Time{}
-				}
-			}
-			if s.ZoneWritten && s.ZoneKnown && zoneLoc != nil {
-				local.zone, local.zoneName = zoneLoc, s.ZoneName
-			}
-			if !s.HasClock {
-				continue
-			}
-			if (!s.DateWritten || !s.ZoneWritten) && (local.date != scanned.date || local.zone != scanned.zone) {
-				// An earlier stamp of this line declared what this one lacks.
-				if again, ok := normalize.ParseTime(s.Text, local.ctx()); ok && again.HasClock {
-					again.Start, again.End = s.Start, s.End
-					s = again
-				}
-			}
-			if !s.DateKnown {
-				continue // no day to put it on
-			}
-			if !s.DateWritten && !local.last.IsZero() && s.At.Before(local.last.Add(-12*time.Hour)) {
-				// The clock passed midnight since the last time read.
-				next := local
-				next.date = local.date.AddDate(0, 0, 1)
-				if again, ok := normalize.ParseTime(s.Text, next.ctx()); ok && again.HasClock && !again.At.Before(local.last.Add(-12*time.Hour)) {
-					again.Start, again.End = s.Start, s.End
-					s = again
-					local.date = next.date
-				}
-			}
-			if twelveHour && !s.DateWritten && s.Until == nil && !local.last.IsZero() && s.At.Before(local.last) && bareTwelveHourRe.MatchString(s.Text) {
-				// A 12-hour page's bare clock reads in the half of the day
-				// that follows the last time read ("1:40 p.m. … at 2:00"),
-				// unless the timeline already told that clock ("10:05 AM –
-				// … working again at 10:05"): then it repeats that entry.
-				if _, again := told[clockKey(s)]; again {
-				} else if pm := s.At.Add(12 * time.Hour); !pm.Before(local.last.Add(-30*time.Minute)) && pm.Sub(local.last) <= 12*time.Hour {
-					s.At, s.Local = pm, s.Local.Add(12*time.Hour)
-				}
-			}
-			if meridiemRe.MatchString(s.Text) {
-				twelveHour = true
-			}
-			if key := clockKey(s); key != "" && s.At.Year() >= 1990 {
-				if kind == casefile.SectionTimeline {
-					if _, dup := told[key]; !dup {
-						told[key] = s.At
-					}
-				} else if at, ok := told[key]; ok && !s.DateWritten && s.Until == nil && !at.Equal(s.At) {
-					// The day of the entry it repeats is the day in force.
-					s.Local = s.Local.Add(at.Sub(s.At))
-					s.At = at
-					local.date = time.Date(s.Local.Year(), s.Local.Month(), s.Local.Day(), 0, 0, 0, 0, time.UTC)
-					local.year = s.Local.Year()
-				}
-			}
-			if promised(b.text, s.Start) {
-				continue // "we will provide an update by 12:10", "every day at 4 AM": not events
-			}
-			local.last = s.At
-			if s.Until != nil {
-				local.last = *s.Until
-			}
-			if s.At.Year() < 1990 {
-				continue
-			}
-			ev := casefile.Event{
-				At:          s.At.UTC(),
-				Text:        clip(sentenceAt(b.text, sentences, s.Start, s.End)),
-				Stamp:       oneLine(s.Text),
-				ZoneWritten: s.ZoneWritten,
-				Section:     kind,
-			}
-			if s.ZoneKnown {
-				ev.Zone = s.ZoneName
-			}
-			if s.Until != nil {
-				u := s.Until.UTC()
-				ev.End = &u
-			}
-			events = append(events, ev)
-		}
-		if b.at == nil || b.reset {
-			// The text after this block continues from the earliest day it
-			// wrote ("began on 11 February and ended on 12 February"); later
-			// times that pass midnight move on by the rollover rule.
-			carried = local
-			if !firstDay.IsZero() {
-				carried.date = firstDay
+	}
+}
+
+// blockEnv is the date and zone a block's bare times start from: what the
+// text before carried, or the day of the block's own row; the zone its row
+// stamp wrote, or the zone the block (or its table header) declares.
+func (r *timelineReader) blockEnv(b block) timeEnv {
+	local := r.carried
+	if b.at != nil && !b.reset {
+		local = r.env.withDay(*b.at)
+		if b.zone != "" {
+			// The zone the row's own stamp wrote ("Oct 24, 2024 - 12:05
+			// CEST") is the zone of the bare times in its body, not the
+			// page's zone at another date.
+			if loc, ok := normalize.LookupZone(b.zone, *b.at); ok && !sameOffset(local.zone, loc, *b.at) {
+				local.zone, local.zoneName = loc, b.zone
+				local = local.withDay(*b.at)
 			}
 		}
 	}
-	return events
+	if name, loc, ok := normalize.DeclaredZone(b.text); ok && loc != nil {
+		local.zone, local.zoneName = loc, name
+	} else if name, loc, ok := normalize.DeclaredZone(b.zoneDecl); ok && loc != nil {
+		// The table's header names the zone of this row's times.
+		local.zone, local.zoneName = loc, name
+	}
+	return local
+}
+
+// stamp reads one time expression of a block: it updates the date and zone
+// in force and adds the event it states.
+func (r *timelineReader) stamp(bs *blockScan, s normalize.Stamp) {
+	bs.trackBackground(s)
+	s = bs.withPageYear(s)
+	bs.applyWritten(s)
+	if !s.HasClock {
+		return
+	}
+	s = bs.withDeclared(s)
+	if !s.DateKnown {
+		return // no day to put it on
+	}
+	s = bs.rollover(s)
+	s = r.twelveHourClock(bs, s)
+	s = r.repeatedEntry(bs, s)
+	if promised(bs.b.text, s.Start) {
+		return // "we will provide an update by 12:10", "every day at 4 AM": not events
+	}
+	bs.local.last = s.At
+	if s.Until != nil {
+		bs.local.last = *s.Until
+	}
+	if s.At.Year() < 1990 {
+		return
+	}
+	ev := casefile.Event{
+		At:          s.At.UTC(),
+		Text:        clip(sentenceAt(bs.b.text, bs.sentences, s.Start, s.End)),
+		Stamp:       oneLine(s.Text),
+		ZoneWritten: s.ZoneWritten,
+		Section:     bs.kind,
+	}
+	if s.ZoneKnown {
+		ev.Zone = s.ZoneName
+	}
+	if s.Until != nil {
+		u := s.Until.UTC()
+		ev.End = &u
+	}
+	r.events = append(r.events, ev)
+}
+
+// trackBackground ends a background date at the end of its sentence and
+// starts one: a date without a time of day, earlier than the day the text
+// is already telling ("On September 8 a retention change went out" inside
+// the story of September 12), dates the cause, not the clock times after
+// it.
+func (bs *blockScan) trackBackground(s normalize.Stamp) {
+	bg := &bs.background
+	if bg.end > 0 && s.Start >= bg.end {
+		bs.local.date, bs.local.year, bs.local.last = bg.date, bg.year, bg.last
+		bg.end = 0
+	}
+	if s.DateWritten && s.DateKnown && !s.HasClock && backgroundDate(s, bs.local, bs.b.at != nil) {
+		bg.end = sentenceEnd(bs.b.text, s.End)
+		bg.date, bg.year, bg.last = bs.local.date, bs.local.year, bs.local.last
+	}
+}
+
+// withPageYear rereads a written date with the page's year, not the year of
+// the day in force.
+func (bs *blockScan) withPageYear(s normalize.Stamp) normalize.Stamp {
+	if !s.DateWritten {
+		return s
+	}
+	if rc, ok := bs.local.refCtx(); ok {
+		if again, ok := normalize.ParseTime(s.Text, rc); ok && again.DateWritten {
+			again.Start, again.End = s.Start, s.End
+			return again
+		}
+	}
+	return s
+}
+
+// applyWritten puts the date and zone a stamp wrote in force.
+func (bs *blockScan) applyWritten(s normalize.Stamp) {
+	zoneLoc := bs.local.zone
+	if s.ZoneWritten && s.ZoneKnown {
+		if loc, ok := normalize.LookupZone(s.ZoneName, s.At); ok {
+			zoneLoc = loc
+		}
+	}
+	if s.DateWritten && s.DateKnown {
+		day := s.Local
+		bs.local.date = time.Date(day.Year(), day.Month(), day.Day(), 0, 0, 0, 0, time.UTC)
+		bs.local.year = day.Year()
+		if bs.background.end == 0 && (bs.firstDay.IsZero() || bs.local.date.Before(bs.firstDay)) {
+			bs.firstDay = bs.local.date
+		}
+		if !s.HasClock {
+			bs.local.last = time.Time{}
+		}
+	}
+	if s.ZoneWritten && s.ZoneKnown && zoneLoc != nil {
+		bs.local.zone, bs.local.zoneName = zoneLoc, s.ZoneName
+	}
+}
+
+// withDeclared rereads a stamp that lacks a date or zone when an earlier
+// stamp of this block declared one.
+func (bs *blockScan) withDeclared(s normalize.Stamp) normalize.Stamp {
+	if s.DateWritten && s.ZoneWritten || bs.local.date == bs.scanned.date && bs.local.zone == bs.scanned.zone {
+		return s
+	}
+	if again, ok := normalize.ParseTime(s.Text, bs.local.ctx()); ok && again.HasClock {
+		again.Start, again.End = s.Start, s.End
+		return again
+	}
+	return s
+}
+
+// rollover moves a bare clock time that falls half a day before the last
+// time read to the next day: the clock passed midnight.
+func (bs *blockScan) rollover(s normalize.Stamp) normalize.Stamp {
+	last := bs.local.last
+	if s.DateWritten || last.IsZero() || !s.At.Before(last.Add(-12*time.Hour)) {
+		return s
+	}
+	next := bs.local
+	next.date = bs.local.date.AddDate(0, 0, 1)
+	if again, ok := normalize.ParseTime(s.Text, next.ctx()); ok && again.HasClock && !again.At.Before(last.Add(-12*time.Hour)) {
+		again.Start, again.End = s.Start, s.End
+		bs.local.date = next.date
+		return again
+	}
+	return s
+}
+
+// twelveHourClock reads a 12-hour page's bare clock in the half of the day
+// that follows the last time read ("1:40 p.m. … at 2:00"), unless the
+// timeline already told that clock ("10:05 AM – … working again at 10:05"):
+// then it repeats that entry.
+func (r *timelineReader) twelveHourClock(bs *blockScan, s normalize.Stamp) normalize.Stamp {
+	last := bs.local.last
+	if r.twelveHour && !s.DateWritten && s.Until == nil && !last.IsZero() && s.At.Before(last) && bareTwelveHourRe.MatchString(s.Text) {
+		if _, again := r.told[clockKey(s)]; !again {
+			if pm := s.At.Add(12 * time.Hour); !pm.Before(last.Add(-30*time.Minute)) && pm.Sub(last) <= 12*time.Hour {
+				s.At, s.Local = pm, s.Local.Add(12*time.Hour)
+			}
+		}
+	}
+	if meridiemRe.MatchString(s.Text) {
+		r.twelveHour = true
+	}
+	return s
+}
+
+// repeatedEntry records the clock times of the timeline section and moves a
+// bare clock elsewhere that repeats one onto that entry's day, which
+// becomes the day in force.
+func (r *timelineReader) repeatedEntry(bs *blockScan, s normalize.Stamp) normalize.Stamp {
+	key := clockKey(s)
+	if key == "" || s.At.Year() < 1990 {
+		return s
+	}
+	if bs.kind == casefile.SectionTimeline {
+		if _, dup := r.told[key]; !dup {
+			r.told[key] = s.At
+		}
+		return s
+	}
+	if at, ok := r.told[key]; ok && !s.DateWritten && s.Until == nil && !at.Equal(s.At) {
+		s.Local = s.Local.Add(at.Sub(s.At))
+		s.At = at
+		bs.local.date = time.Date(s.Local.Year(), s.Local.Month(), s.Local.Day(), 0, 0, 0, 0, time.UTC)
+		bs.local.year = s.Local.Year()
+	}
+	return s
 }
 
 var (
@@ -380,76 +464,30 @@ func statedDurations(blocks []block) []casefile.StatedDuration {
 	return out
 }
 
-// sentenceSpans cuts text into sentences, as byte ranges. Line breaks
-// always cut; whole is for items and rows, which are one sentence per line.
+// sentenceSpans cuts text into sentences (normalize.SentenceSpans), as
+// byte ranges. Line breaks always cut; whole is for items and rows, which
+// are one sentence per line.
 func sentenceSpans(text string, whole bool) [][2]int {
 	var spans [][2]int
-	start := 0
-	cut := func(end, next int) {
-		if s := strings.TrimSpace(text[start:end]); s != "" {
-			off := start + strings.Index(text[start:end], s)
+	for start := 0; start <= len(text); {
+		end := strings.IndexByte(text[start:], '\n')
+		if end < 0 {
+			end = len(text)
+		} else {
+			end += start
+		}
+		line := text[start:end]
+		if !whole {
+			for _, sp := range normalize.SentenceSpans(line) {
+				spans = append(spans, [2]int{start + sp[0], start + sp[1]})
+			}
+		} else if s := strings.TrimSpace(line); s != "" {
+			off := start + strings.Index(line, s)
 			spans = append(spans, [2]int{off, off + len(s)})
 		}
-		start = next
+		start = end + 1
 	}
-	for i := 0; i < len(text); {
-		r, size := utf8.DecodeRuneInString(text[i:])
-		switch {
-		case r == '\n':
-			cut(i, i+size)
-		case !whole && (r == '.' || r == '!' || r == '?' || r == '。') && sentenceEnds(text, i, size):
-			cut(i+size, i+size)
-		}
-		i += size
-	}
-	cut(len(text), len(text))
 	return spans
-}
-
-// abbreviations end with a period without ending a sentence.
-var abbreviations = map[string]bool{
-	"e.g": true, "i.e": true, "etc": true, "vs": true, "approx": true, "no": true, "inc": true,
-	"ltd": true, "dr": true, "mr": true, "mrs": true, "ms": true, "st": true, "u.s": true, "jan": true,
-	"feb": true, "mar": true, "apr": true, "jun": true, "jul": true, "aug": true, "sep": true,
-	"sept": true, "oct": true, "nov": true, "dec": true, "fig": true,
-}
-
-func sentenceEnds(text string, i, size int) bool {
-	rest := text[i+size:]
-	if rest == "" {
-		return true
-	}
-	r, _ := utf8.DecodeRuneInString(rest)
-	if !unicode.IsSpace(r) {
-		return false
-	}
-	next := strings.TrimLeftFunc(rest, unicode.IsSpace)
-	if next == "" {
-		return true
-	}
-	n, _ := utf8.DecodeRuneInString(next)
-	if !(unicode.IsUpper(n) || unicode.IsDigit(n) || unicode.Is(unicode.Hangul, n) || strings.ContainsRune("\"'“‘(", n)) {
-		return false
-	}
-	// The word before the period.
-	j := i
-	for j > 0 {
-		p, ps := utf8.DecodeLastRuneInString(text[:j])
-		if !(unicode.IsLetter(p) || p == '.') {
-			break
-		}
-		j -= ps
-	}
-	word := strings.ToLower(text[j:i])
-	if abbreviations[word] || utf8.RuneCountInString(word) == 1 {
-		return false
-	}
-	if word == "a.m" || word == "p.m" {
-		// "9:00 a.m. PST" goes on; "9:00 a.m. The team" ends.
-		f := strings.Fields(next)
-		return !(len(f) > 0 && len(f[0]) <= 5 && strings.ToUpper(f[0]) == f[0] && !unicode.IsDigit(n))
-	}
-	return true
 }
 
 // sentenceAt returns the sentence holding the byte range start..end, or

@@ -9,6 +9,7 @@ import (
 	"golang.org/x/net/html"
 	"golang.org/x/net/html/atom"
 
+	casefile "github.com/incidentlib/casefile"
 	"github.com/incidentlib/casefile/normalize"
 )
 
@@ -74,7 +75,7 @@ func readUpdates(pg *page) (reading, bool) {
 		return reading{}, false
 	}
 
-	r := reading{platform: PlatformStatusUpdates}
+	r := reading{platform: casefile.PlatformStatusUpdates}
 	r.title = pageTitle(pg)
 	r.siteName = siteName(pg.meta, pg.publisher)
 	r.published = publishedDate(pg.doc.Nodes[0], pg.orig.String(), pg.p.FetchedAt)

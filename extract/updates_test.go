@@ -45,7 +45,7 @@ func TestReadUpdatesOnlyReadsTrails(t *testing.T) {
 			if ok != tt.want {
 				t.Fatalf("read as an update trail: %v, want %v", ok, tt.want)
 			}
-			if ok && (r.platform != PlatformStatusUpdates || r.title != "Slow API") {
+			if ok && (r.platform != casefile.PlatformStatusUpdates || r.title != "Slow API") {
 				t.Errorf("platform %q, title %q", r.platform, r.title)
 			}
 		})

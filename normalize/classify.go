@@ -396,7 +396,7 @@ func documentSentences(doc casefile.Document) []classSentence {
 	// addAll adds the sentences of a paragraph, lower-casing it once.
 	addAll := func(p string, kind casefile.SectionKind) {
 		lp, same := lowerLen(p)
-		for _, sp := range sentenceSpans(p) {
+		for _, sp := range SentenceSpans(p) {
 			raw := p[sp[0]:sp[1]]
 			sent := strings.TrimSpace(raw)
 			if sent == "" {
@@ -830,105 +830,4 @@ func addHit(hits []Hit, h Hit) []Hit {
 func sortHits(hits []Hit) []Hit {
 	slices.SortStableFunc(hits, func(a, b Hit) int { return cmp.Compare(b.Score, a.Score) })
 	return hits
-}
-
-// sentenceAbbrevs are words after which a period does not end a sentence.
-var sentenceAbbrevs = map[string]bool{
-	"e.g": true, "i.e": true, "a.m": true, "p.m": true, "mr": true, "mrs": true, "ms": true,
-	"dr": true, "inc": true, "ltd": true, "co": true, "vs": true, "approx": true, "no": true,
-	"jan": true, "feb": true, "mar": true, "apr": true, "jun": true, "jul": true, "aug": true,
-	"sep": true, "sept": true, "oct": true, "nov": true, "dec": true, "st": true, "fig": true,
-	"u.s": true, "etc": false, "cf": true, "al": true, "est": true, "ca": true,
-}
-
-// textSentences splits a paragraph into sentences: a '.', '!', '?' or '。'
-// followed by white space and a capital, a digit, a quote or a non-Latin
-// letter ends one, unless the word before the period is an abbreviation
-// or an initial. Text without such ends is one sentence.
-func textSentences(p string) []string {
-	var out []string
-	for _, sp := range sentenceSpans(p) {
-		if s := strings.TrimSpace(p[sp[0]:sp[1]]); s != "" {
-			out = append(out, s)
-		}
-	}
-	return out
-}
-
-// sentenceSpans returns the byte ranges of the sentences of p, as
-// textSentences cuts them (white space between sentences is in no span).
-func sentenceSpans(p string) [][2]int {
-	var out [][2]int
-	start := 0
-	for start < len(p) && isSpaceByte(p[start]) {
-		start++
-	}
-	for i := start; i < len(p); {
-		r, size := utf8.DecodeRuneInString(p[i:])
-		end := i + size
-		if r == '.' || r == '!' || r == '?' || r == '。' {
-			// swallow closing quotes and brackets
-			for end < len(p) && strings.IndexByte(`"')]`, p[end]) >= 0 {
-				end++
-			}
-			for strings.HasPrefix(p[end:], "”") || strings.HasPrefix(p[end:], "’") {
-				end += len("”")
-			}
-			j := end
-			for j < len(p) && isSpaceByte(p[j]) {
-				j++
-			}
-			if j > end && j < len(p) {
-				next, _ := utf8.DecodeRuneInString(p[j:])
-				if startsSentence(next) && !(r == '.' && abbreviationBefore(p[start:i])) {
-					out = append(out, [2]int{start, end})
-					start = j
-					i = j
-					continue
-				}
-			}
-		}
-		i += size
-	}
-	e := len(p)
-	for e > start && isSpaceByte(p[e-1]) {
-		e--
-	}
-	if e > start {
-		out = append(out, [2]int{start, e})
-	}
-	return out
-}
-
-func isSpaceByte(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
-
-func startsSentence(r rune) bool {
-	switch {
-	case unicode.IsUpper(r), unicode.IsDigit(r):
-		return true
-	case r == '"' || r == '“' || r == '\'' || r == '(' || r == '[':
-		return true
-	case r > unicode.MaxLatin1 && unicode.IsLetter(r) && !unicode.IsLower(r):
-		return true // Hangul, Kana, Han
-	}
-	return false
-}
-
-// abbreviationBefore reports whether text ends in an abbreviation or an
-// initial, so that its final period does not end a sentence.
-func abbreviationBefore(text string) bool {
-	i := strings.LastIndexAny(text, " \t\n(")
-	w := strings.ToLower(text[i+1:])
-	if w == "" {
-		return false
-	}
-	if sentenceAbbrevs[w] {
-		return true
-	}
-	// a single letter ("J. Smith", "U.S") or dotted initials ("a.m")
-	if utf8.RuneCountInString(w) == 1 {
-		r, _ := utf8.DecodeRuneInString(w)
-		return unicode.IsLetter(r)
-	}
-	return strings.Contains(w, ".") && len(w) <= 5
 }

@@ -50,7 +50,8 @@ const (
 // was posted when the text gives the recovery. Events without a known zone
 // are not used. A duration stated in words is kept in the evidence beside
 // the computed one, and used when nothing else gives the resolution. The
-// evidence Rule of each instant says which rule chose it. Fields the page
+// evidence of each instant names the rule that chose it: RuleID, one of
+// the timeline rule IDs (timeline_rules.go), and Rule, in words. Fields the page
 // does not support are null or "unknown"; every slug is in the
 // vocabulary. The evidence holds the fields "org", "org_slug", "date",
 // "source_kind", "started_at", "detected_at", "resolved_at" (Value in
@@ -100,7 +101,7 @@ func Draft(doc casefile.Document) (casefile.Draft, error) {
 		src.Archived = &archived
 	}
 	c.Sources = []casefile.Source{src}
-	d.add("source_kind", kind, canonical, "SourceKind of the host and the template "+quoteOr(doc.Platform, "(none)"), 0.8)
+	d.add("source_kind", kind, canonical, "SourceKind of the host and the template "+quoteOr(string(doc.Platform), "(none)"), 0.8)
 
 	// Timeline and date.
 	tl := chooseTimeline(doc)
@@ -190,20 +191,23 @@ func (d *drafter) timelineEvidence(tl tlChoice) {
 		}
 		return rule
 	}
-	moment := func(field string, m *tlMoment, missing string) {
+	moment := func(field string, m *tlMoment, missingID, missing string) {
 		if m == nil {
-			d.add(field, "", "", note(missing), 0.5)
-			return
+			m = &tlMoment{id: missingID, rule: missing, conf: 0.5}
 		}
-		d.add(field, utc(m.at), m.source, note(m.rule), m.conf)
+		var at string
+		if !m.at.IsZero() {
+			at = utc(m.at)
+		}
+		d.ev = append(d.ev, casefile.Evidence{Field: field, Value: at, Source: clip(m.source, 600), RuleID: m.id, Rule: note(m.rule), Confidence: m.conf})
 	}
-	moment("started_at", tl.start, "no usable time-stamped event marks the start")
-	missingDetection := "no event says alerted, paged, detected, noticed or investigating, and no status post"
+	moment("started_at", tl.start, RuleStartNone, "no usable time-stamped event marks the start")
+	missingID, missingDetection := RuleDetectedNone, "no event says alerted, paged, detected, noticed or investigating, and no status post"
 	if tl.detectedNote != "" {
-		missingDetection = tl.detectedNote
+		missingID, missingDetection = RuleDetectedLaterPhase, tl.detectedNote
 	}
-	moment("detected_at", tl.detected, missingDetection)
-	moment("resolved_at", tl.resolved, "no event says resolved or recovered, no impact range ends, and no duration is stated")
+	moment("detected_at", tl.detected, missingID, missingDetection)
+	moment("resolved_at", tl.resolved, RuleResolvedNone, "no event says resolved or recovered, no impact range ends, and no duration is stated")
 }
 
 // date picks the case date: the UTC day of the start, else the URL's date,
@@ -1162,8 +1166,11 @@ type tlEvent struct {
 type tlMoment struct {
 	at     time.Time
 	source string
-	rule   string
-	conf   float64
+	// id names the rule that chose the instant (see timeline_rules.go);
+	// rule says it in words.
+	id   string
+	rule string
+	conf float64
 }
 
 // tlChoice is the timeline the rules chose.
@@ -1228,7 +1235,7 @@ func prepareEvents(events []casefile.Event) []tlEvent {
 			from = k + len(st)
 		}
 		slices.SortFunc(found, func(a, b pos) int { return a.start - b.start })
-		spans := sentenceSpans(text)
+		spans := SentenceSpans(text)
 		sentenceOf := func(at int) (int, int) {
 			for _, sp := range spans {
 				if at >= sp[0] && at < sp[1] {
@@ -1375,274 +1382,6 @@ func isExplicitStart(e *tlEvent) bool {
 	return tlStartAtRe.MatchString(clause) && !tlResponseRe.MatchString(clause)
 }
 
-// chooseTimeline applies the timeline rules. Each event is read in the
-// clause around its stamp (a timeline row "14:39 UTC: …" keeps its later
-// sentences); a stamp not written in its text is a status row's posting
-// time ("post").
-//
-//   - start: the earliest explicit start of impact ("began/started at",
-//     "errors began", "impact begins", "the first errors appeared", "since
-//     14:05", "the start of customer impact", the start of a "between X and
-//     Y" range about impact, not a range about applying a fix). A change,
-//     job or run that "started at" (a deploy, a patching run, a
-//     rebalancing pass) is the cause, not a start, unless its clause names
-//     impact; "since then" points back and starts nothing. Without one, the earliest event that marks impact
-//     (errors, failures, outage …, not a time introduced by "until" or
-//     "by"), else the first event of the timeline section, else the
-//     earliest event, else the first status post. A status post earlier
-//     than that start moves the start to it.
-//   - resolution: the latest event after the start (within a week) whose
-//     clause says resolved, recovered, fully restored, back to normal,
-//     "ended at", "until", or the end of an impact range; partial
-//     mitigation (most regions, began to recover, except …) and the times
-//     notices were posted (status page, "resolved post in this thread") do
-//     not count. Without one, the first "resolved"
-//     status post; without that, started_at plus a duration stated in
-//     words.
-//   - a duration stated in words that does not match the computed one, but
-//     matches the distance from the resolution back to another event (or
-//     from the start on to a later one), moves the start (or the end) to
-//     that event: a stated range may be only the worst phase.
-//   - detection: the earliest event at or after the start whose clause says
-//     alerted, paged, detected, noticed, declared, found out (or
-//     investigating, unless the time is introduced as a start: "since
-//     14:05"); else the first status post that is not a closing notice.
-//
-// Events without a known zone, dates without a time of day, clauses about
-// the future and promises in action-item or lessons sections are not used.
-func chooseTimeline(doc casefile.Document) tlChoice {
-	var ch tlChoice
-	all := prepareEvents(doc.Events)
-	var evs []tlEvent
-	var unknownZone, dateOnly []string
-	for _, e := range all {
-		switch {
-		case e.At.IsZero():
-		case !e.post && tlFutureRe.MatchString(e.clause), !e.post && tlIgnoredSections[e.Section] && promiseRe.MatchString(e.clause):
-		case !knownZone(e.Event):
-			unknownZone = append(unknownZone, fmt.Sprintf("%q", e.Stamp))
-		case !hasClock(e.Event):
-			dateOnly = append(dateOnly, fmt.Sprintf("%q", e.Stamp))
-		default:
-			evs = append(evs, e)
-		}
-	}
-	slices.SortStableFunc(evs, func(a, b tlEvent) int { return a.At.Compare(b.At) })
-	var notes []string
-	if len(unknownZone) > 0 {
-		notes = append(notes, fmt.Sprintf("%d event(s) without a known zone were not used: %s", len(unknownZone), clipList(unknownZone)))
-	}
-	if len(dateOnly) > 0 {
-		notes = append(notes, fmt.Sprintf("%d date(s) without a time of day were not used: %s", len(dateOnly), clipList(dateOnly)))
-	}
-	ch.ignoredNote = strings.Join(notes, "; ")
-
-	isImpactRange := func(e tlEvent) bool {
-		return e.End != nil && e.End.After(e.At) && !e.post &&
-			(tlImpactRe.MatchString(e.Text) || !tlRemedyRe.MatchString(e.Text))
-	}
-
-	// Start.
-	var start *tlMoment
-	for _, e := range evs {
-		if e.post {
-			continue
-		}
-		if isImpactRange(e) {
-			start = &tlMoment{e.At, e.Text, "start of the range " + quoteStamp(e.Stamp) + " (explicit start of impact)", 0.9}
-			break
-		}
-		if isExplicitStart(&e) {
-			start = &tlMoment{e.At, e.Text, "explicit start of impact (" + quoteStamp(e.Stamp) + ": began/started)", 0.9}
-			break
-		}
-	}
-	// The first status post that is not a closing notice.
-	var firstPost *tlEvent
-	for i := range evs {
-		e := &evs[i]
-		if !e.post && e.Status == "" {
-			continue
-		}
-		switch strings.ToLower(e.Status) {
-		case "resolved", "postmortem", "completed":
-			continue
-		case "":
-			if tlResolveRe.MatchString(e.Text) && !tlDetectRe.MatchString(e.Text) {
-				continue
-			}
-		}
-		firstPost = e
-		break
-	}
-	if start == nil {
-		// No explicit start: the earliest event that marks impact; without
-		// one, the first event of the timeline section; without that, the
-		// first status post.
-		for i := range evs {
-			if e := &evs[i]; !e.post && !tlLeadEndRe.MatchString(e.lead) && (tlImpactRe.MatchString(e.sentence) || isDetection(e)) {
-				start = &tlMoment{e.At, e.Text, "earliest event that marks impact (" + quoteStamp(e.Stamp) + "); the page states no explicit start", 0.7}
-				break
-			}
-		}
-		if start == nil {
-			for i := range evs {
-				if e := &evs[i]; e.Section == casefile.SectionTimeline && !e.post {
-					start = &tlMoment{e.At, e.Text, "first event of the timeline (" + quoteStamp(e.Stamp) + "); the page states no explicit start", 0.6}
-					break
-				}
-			}
-		}
-		if start == nil {
-			for i := range evs {
-				if e := &evs[i]; !e.post && e.Section != casefile.SectionRemediation && !tlLeadEndRe.MatchString(e.lead) {
-					start = &tlMoment{e.At, e.Text, "earliest event of the page (" + quoteStamp(e.Stamp) + "); no event marks the start or impact", 0.4}
-					break
-				}
-			}
-		}
-		if start == nil && firstPost != nil {
-			start = &tlMoment{firstPost.At, firstPost.Text, "first status post (" + quoteStamp(firstPost.Stamp) + "); the page states no earlier start", 0.5}
-		}
-	}
-	if start != nil && firstPost != nil && firstPost.At.Before(start.at) {
-		start = &tlMoment{firstPost.At, firstPost.Text, "first status post (" + quoteStamp(firstPost.Stamp) + "), which is earlier than the start the text gives (" + utc(start.at) + ")", 0.6}
-	}
-	if start == nil {
-		return ch
-	}
-	ch.start = start
-
-	// Resolution.
-	limit := start.at.Add(maxIncidentSpan)
-	var best *tlMoment
-	for _, e := range evs {
-		if e.post {
-			continue
-		}
-		if isImpactRange(e) && e.End.After(start.at) && !e.End.After(limit) {
-			if best == nil || e.End.After(best.at) {
-				best = &tlMoment{*e.End, e.Text, "end of the impact range " + quoteStamp(e.Stamp), 0.85}
-			}
-		}
-		if !e.At.After(start.at) || e.At.After(limit) {
-			continue
-		}
-		if resolvedAt(&e) && !tlPostRe.MatchString(e.clause) {
-			if best == nil || e.At.After(best.at) {
-				best = &tlMoment{e.At, e.Text, "latest event saying resolved/recovered/restored/ended (" + quoteStamp(e.Stamp) + "); partial mitigations and status-post times are not resolution", 0.85}
-			}
-		}
-	}
-	if best == nil {
-		for _, e := range evs {
-			if !e.At.After(start.at) || e.At.After(limit) {
-				continue
-			}
-			resolvedPost := strings.EqualFold(e.Status, "resolved") && e.post ||
-				!e.post && tlPostRe.MatchString(e.clause) && tlResolveRe.MatchString(e.clause)
-			if resolvedPost {
-				best = &tlMoment{e.At, e.Text, "time the \"resolved\" notice was posted (" + quoteStamp(e.Stamp) + "); the text gives no earlier resolution", 0.5}
-				break
-			}
-		}
-	}
-	ch.resolved = best
-
-	// A duration stated in words that matches the computed one from
-	// another event moves the start (or the end) to it: "affected for 1
-	// hour and 55 minutes" with a resolution at 20:47 points at the event
-	// at 18:52, when a range gave only the worst phase.
-	if best != nil {
-		for _, sd := range impactDurations(doc.StatedDurations) {
-			want := time.Duration(sd.Minutes) * time.Minute
-			if (best.at.Sub(start.at) - want).Abs() <= time.Minute {
-				break
-			}
-			if e := confirmedRange(evs, isImpactRange, start.at, best.at, want); e != nil {
-				start = &tlMoment{e.At, e.Text, "the impact range " + quoteStamp(e.Stamp) + " ends at the resolution and lasts exactly the stated duration (" + FormatDuration(want) + ", \"" + clip(sd.Sentence, 120) + "\"); it replaces the earlier start " + utc(start.at), 0.8}
-				ch.start = start
-				break
-			}
-			if e := eventNear(evs, best.at.Add(-want)); e != nil && e.At.Before(start.at) {
-				start = &tlMoment{e.At, e.Text, "the event " + quoteStamp(e.Stamp) + " lies exactly the stated duration (" + FormatDuration(want) + ", \"" + clip(sd.Sentence, 120) + "\") before the resolution; it replaces the start " + utc(start.at), 0.7}
-				ch.start = start
-				break
-			}
-			if e := eventNear(evs, start.at.Add(want)); e != nil && e.At.After(best.at) && !e.At.After(limit) {
-				best = &tlMoment{e.At, e.Text, "the event " + quoteStamp(e.Stamp) + " lies exactly the stated duration (" + FormatDuration(want) + ", \"" + clip(sd.Sentence, 120) + "\") after the start; it replaces the resolution " + utc(best.at), 0.7}
-				ch.resolved = best
-				break
-			}
-		}
-	}
-
-	// Detection. An alert long after the team was already diagnosing or
-	// mitigating belongs to a later phase, not to the detection.
-	var responding *tlEvent
-	for i := range evs {
-		e := &evs[i]
-		if e.At.Before(start.at) {
-			continue
-		}
-		if responding == nil && !e.post && e.At.After(start.at) && tlDiagnosisRe.MatchString(e.clause) {
-			responding = e
-		}
-		if responding != nil && e.At.Sub(responding.At) > time.Hour {
-			ch.detectedNote = "the first alert or detection sentence (" + quoteStamp(e.Stamp) + ") comes more than an hour after the team was already responding (" + quoteStamp(responding.Stamp) + ": " + clip(responding.clause, 100) + "), so it belongs to a later phase"
-			break
-		}
-		if !e.post && e.End == nil && isDetection(e) && !isResolution(e.clause) {
-			ch.detected = &tlMoment{e.At, e.Text, "first event at or after the start saying alerted/paged/detected/noticed/investigating/declared (" + quoteStamp(e.Stamp) + ")", 0.8}
-			break
-		}
-		if e == firstPost {
-			ch.detected = &tlMoment{e.At, e.Text, "first status post (" + e.Status + ", " + quoteStamp(e.Stamp) + "): the first moment the organisation said it knew", 0.6}
-			break
-		}
-	}
-
-	// Durations.
-	if ch.detected != nil {
-		d := FormatDuration(ch.detected.at.Sub(start.at))
-		ch.detectedAfter = &d
-		ch.detectedAfterEv = casefile.Evidence{Field: "detected_after", Value: d, Source: ch.detected.source,
-			Rule: "computed from started_at " + utc(start.at) + " to detected_at " + utc(ch.detected.at), Confidence: min(start.conf, ch.detected.conf)}
-	} else {
-		rule := "null: no event says when the incident was detected"
-		if ch.detectedNote != "" {
-			rule = "null: " + ch.detectedNote
-		}
-		ch.detectedAfterEv = casefile.Evidence{Field: "detected_after", Rule: rule, Confidence: 0.5}
-	}
-
-	stated, statedSentence := statedImpactDuration(doc.StatedDurations)
-	statedNote := "no duration stated in words"
-	if stated > 0 {
-		statedNote = "stated in words: " + FormatDuration(time.Duration(stated)*time.Minute)
-	}
-	switch {
-	case ch.resolved != nil:
-		d := FormatDuration(ch.resolved.at.Sub(start.at))
-		ch.resolvedAfter = &d
-		rule := "chose the computed duration " + d + " from started_at " + utc(start.at) + " to resolved_at " + utc(ch.resolved.at) + "; " + statedNote
-		if stated > 0 {
-			rule += " (" + clip(statedSentence, 160) + ")"
-		}
-		ch.resolvedAfterEv = casefile.Evidence{Field: "resolved_after", Value: d, Source: ch.resolved.source, Rule: rule, Confidence: min(start.conf, ch.resolved.conf)}
-	case stated > 0:
-		d := FormatDuration(time.Duration(stated) * time.Minute)
-		ch.resolvedAfter = &d
-		ch.resolved = &tlMoment{start.at.Add(time.Duration(stated) * time.Minute), statedSentence,
-			"derived: started_at plus the duration stated in words (" + d + "); no event gives the resolution", 0.5}
-		ch.resolvedAfterEv = casefile.Evidence{Field: "resolved_after", Value: d, Source: statedSentence,
-			Rule: "chose the duration stated in words: no event gives the resolution time", Confidence: 0.6}
-	default:
-		ch.resolvedAfterEv = casefile.Evidence{Field: "resolved_after", Rule: "null: no resolution event and no duration stated in words", Confidence: 0.5}
-	}
-	return ch
-}
-
 // statedImpactDuration picks the stated duration that measures the
 // impact: the longest whose sentence speaks of impact or length
 // ("lasting", "outage", "for 38 minutes") and not of detection.
@@ -1677,10 +1416,10 @@ func impactDurations(ds []casefile.StatedDuration) []casefile.StatedDuration {
 // at end and lasts want (within a minute), or nil: a page that states its
 // impact as that range and that duration means that range, not an earlier
 // warning or change.
-func confirmedRange(evs []tlEvent, impact func(tlEvent) bool, start, end time.Time, want time.Duration) *tlEvent {
+func confirmedRange(evs []tlEvent, start, end time.Time, want time.Duration) *tlEvent {
 	for i := range evs {
 		e := &evs[i]
-		if !e.At.After(start) || e.End == nil || !impact(*e) {
+		if !e.At.After(start) || e.End == nil || !isImpactRange(e) {
 			continue
 		}
 		if e.End.Sub(end).Abs() <= time.Minute && (e.End.Sub(e.At)-want).Abs() <= time.Minute {

@@ -97,8 +97,9 @@ func TestDraftTimeline(t *testing.T) {
 		events func(t *testing.T) []casefile.Event
 		stated []casefile.StatedDuration
 		want   want
-		// ruleHas: a phrase the started_at or resolved_after rule must hold.
-		ruleField, ruleHas string
+		// ruleField's evidence must carry the rule ID ruleID, and its rule
+		// text hold ruleHas (a note beside the rule), when they are set.
+		ruleField, ruleID, ruleHas string
 	}{
 		{
 			name: "a replacement that began earlier is the cause, not the start of impact",
@@ -159,7 +160,7 @@ func TestDraftTimeline(t *testing.T) {
 				}
 			},
 			want:      want{"2018-07-17", "2018-07-17T19:17:00Z", "2018-07-17T19:34:00Z", "2018-07-17T19:49:00Z", "17m", "32m"},
-			ruleField: "resolved_at", ruleHas: "status-post times are not resolution",
+			ruleField: "resolved_at", ruleID: RuleResolvedEvent,
 		},
 		{
 			name: "the status page's first post is not the start when the report gives an earlier one",
@@ -205,7 +206,7 @@ func TestDraftTimeline(t *testing.T) {
 				}
 			},
 			want:      want{"2022-05-01", "2022-05-01T10:00:00Z", "", "2022-05-01T10:40:00Z", "<nil>", "40m"},
-			ruleField: "started_at", ruleHas: "2 event(s) without a known zone were not used",
+			ruleField: "started_at", ruleID: RuleStartExplicit, ruleHas: "2 event(s) without a known zone were not used",
 		},
 		{
 			name: "a stated duration is used when no event gives the resolution",
@@ -216,7 +217,7 @@ func TestDraftTimeline(t *testing.T) {
 			},
 			stated:    []casefile.StatedDuration{{Minutes: 128, Sentence: "The outage lasted 2 hours and 8 minutes."}, {Minutes: 3, Sentence: "Engineers were alerted within 3 minutes."}},
 			want:      want{"2017-01-30", "2017-01-30T18:36:00Z", "", "2017-01-30T20:44:00Z", "<nil>", "2h 8m"},
-			ruleField: "resolved_after", ruleHas: "chose the duration stated in words",
+			ruleField: "resolved_after", ruleID: RuleResolvedAfterStated,
 		},
 		{
 			name: "a computed resolution is chosen over a stated duration, and both are in the evidence",
@@ -228,7 +229,7 @@ func TestDraftTimeline(t *testing.T) {
 			},
 			stated:    []casefile.StatedDuration{{Minutes: 128, Sentence: "The outage lasted 2 hours and 8 minutes."}},
 			want:      want{"2017-01-30", "2017-01-30T18:36:00Z", "", "2017-01-30T20:42:00Z", "<nil>", "2h 6m"},
-			ruleField: "resolved_after", ruleHas: "chose the computed duration 2h 6m from started_at 2017-01-30T18:36:00Z to resolved_at 2017-01-30T20:42:00Z; stated in words: 2h 8m",
+			ruleField: "resolved_after", ruleID: RuleResolvedAfterComputed,
 		},
 		{
 			name: "a between range gives the start and the end",
@@ -273,7 +274,7 @@ func TestDraftTimeline(t *testing.T) {
 				}
 			},
 			want:      want{"2021-03-25", "2021-03-25T14:39:00Z", "2021-03-25T14:39:00Z", "2021-03-25T18:46:00Z", "0m", "4h 7m"},
-			ruleField: "started_at", ruleHas: "earliest event that marks impact",
+			ruleField: "started_at", ruleID: RuleStartImpact,
 		},
 		{
 			name: "a timeline row keeps its later sentences: the resolution may be said after the stamp's sentence",
@@ -297,7 +298,7 @@ func TestDraftTimeline(t *testing.T) {
 				}
 			},
 			want:      want{"2022-10-05", "2022-10-05T10:14:00Z", "2022-10-05T10:31:00Z", "2022-10-05T11:00:00Z", "17m", "46m"},
-			ruleField: "started_at", ruleHas: "earliest event that marks impact",
+			ruleField: "started_at", ruleID: RuleStartImpact,
 		},
 		{
 			name: "a status row's own time is a post even without a status label",
@@ -325,7 +326,7 @@ func TestDraftTimeline(t *testing.T) {
 			},
 			stated:    []casefile.StatedDuration{{Minutes: 115, Sentence: "In total, customers were affected for 1 hour and 55 minutes."}},
 			want:      want{"2021-06-04", "2021-06-04T01:52:00Z", "2021-06-04T02:03:00Z", "2021-06-04T03:47:00Z", "11m", "1h 55m"},
-			ruleField: "started_at", ruleHas: "lies exactly the stated duration (1h 55m",
+			ruleField: "started_at", ruleID: RuleStartStatedBack,
 		},
 		{
 			name: "an end introduced by until is not a start",
@@ -337,7 +338,7 @@ func TestDraftTimeline(t *testing.T) {
 				}
 			},
 			want:      want{"2017-02-28", "2017-02-28T17:37:00Z", "", "2017-02-28T21:54:00Z", "<nil>", "4h 17m"},
-			ruleField: "started_at", ruleHas: "earliest event of the page",
+			ruleField: "started_at", ruleID: RuleStartEarliest,
 		},
 		{
 			name: "an alert hours after the team was already mitigating is not the detection",
@@ -350,7 +351,7 @@ func TestDraftTimeline(t *testing.T) {
 				}
 			},
 			want:      want{"2025-10-20", "2025-10-20T06:48:00Z", "", "2025-10-20T21:20:00Z", "<nil>", "14h 32m"},
-			ruleField: "detected_at", ruleHas: "belongs to a later phase",
+			ruleField: "detected_at", ruleID: RuleDetectedLaterPhase,
 		},
 		{
 			name: "dates without a time of day and promises are not events of the incident",
@@ -386,6 +387,11 @@ func TestDraftTimeline(t *testing.T) {
 				}
 			}
 			if tt.ruleField != "" {
+				if e := evidenceOf(t, d, tt.ruleField); e.RuleID != tt.ruleID {
+					t.Errorf("%s rule ID = %q, want %q (rule: %s)", tt.ruleField, e.RuleID, tt.ruleID, e.Rule)
+				}
+			}
+			if tt.ruleHas != "" {
 				if r := evidenceOf(t, d, tt.ruleField).Rule; !strings.Contains(r, tt.ruleHas) {
 					t.Errorf("%s rule %q does not contain %q", tt.ruleField, r, tt.ruleHas)
 				}
@@ -682,8 +688,8 @@ func TestDraftStatusPage(t *testing.T) {
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("org, kind, date, detected_after, resolved_after (-want +got):\n%s", diff)
 	}
-	if r := evidenceOf(t, d, "resolved_at").Rule; !strings.Contains(r, "the text gives no earlier resolution") {
-		t.Errorf("resolved_at rule %q does not say it is the post time", r)
+	if e := evidenceOf(t, d, "resolved_at"); e.RuleID != RuleResolvedNotice {
+		t.Errorf("resolved_at rule ID = %q, want %q (the post time; rule: %s)", e.RuleID, RuleResolvedNotice, e.Rule)
 	}
 	if !strings.Contains(c.SymptomsText.EN, "We are investigating elevated error rates on the API.") {
 		t.Errorf("symptoms_text from the first status updates = %q", c.SymptomsText.EN)

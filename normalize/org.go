@@ -7,6 +7,8 @@ import (
 	"unicode"
 
 	"golang.org/x/text/unicode/norm"
+
+	casefile "github.com/incidentlib/casefile"
 )
 
 // Owner is the organisation a page belongs to, with how it was found.
@@ -421,10 +423,6 @@ var (
 		"health.aws.amazon.com", "help.salesforce.com", "statuspage.io", "instatus.com",
 		"status.io",
 	}
-	statusPlatforms = map[string]bool{
-		"statuspage": true, "gcp-status": true, "gcp-status-old": true, "aws-summary": true,
-		"incident-io": true, "instatus": true, "azure-status": true, "status-updates": true,
-	}
 	// statusHostRe: status.example.com, example-status.com, examplestatus.io.
 	statusHostRe = regexp.MustCompile(`(?:^|\.)status\.|(?:^|[.-])[a-z0-9-]*status\.[a-z]+$`)
 )
@@ -452,14 +450,14 @@ var mailArchivePath = regexp.MustCompile(`/(?:pipermail|mailman|hyperkitty|archi
 // talk for videos and slides, news for news sites, else blog. host may be
 // a bare host or a full URL, whose path then counts too (a .pdf, AWS's
 // /message/ summaries); platform is the extract template that read the
-// page ("statuspage", "discourse", "blog" ...), or "".
-func SourceKind(host, platform string) string {
+// page (casefile.PlatformStatuspage …), or "".
+func SourceKind(host string, platform casefile.Platform) string {
 	h, path := hostAndPath(host)
 	lp := strings.ToLower(path)
 	switch {
-	case statusPlatforms[platform]:
+	case platform.StatusPage():
 		return "official-status"
-	case platform == "discourse":
+	case platform.Forum():
 		return "forum"
 	case strings.HasSuffix(lp, ".pdf"):
 		return "paper"

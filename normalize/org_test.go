@@ -4,6 +4,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	casefile "github.com/incidentlib/casefile"
 )
 
 func TestOrgSlug(t *testing.T) {
@@ -103,7 +105,11 @@ func TestPageOwner(t *testing.T) {
 }
 
 func TestSourceKind(t *testing.T) {
-	tests := []struct{ name, host, platform, want string }{
+	tests := []struct {
+		name, host string
+		platform   casefile.Platform
+		want       string
+	}{
 		{"a Statuspage template", "status.example.com", "statuspage", "official-status"},
 		{"a mailing-list archive message", "https://mail.example.com/example-announce/msg00008.html", "", "forum"},
 		{"a Pipermail archive", "https://example.org/pipermail/users/2019-May/000123.html", "", "forum"},
@@ -131,6 +137,7 @@ func TestSourceKind(t *testing.T) {
 		{"a company blog", "https://www.netlify.com/blog/2021/04/02/x/", "blog", "blog"},
 		{"the Cloudflare blog", "blog.cloudflare.com", "", "blog"},
 		{"a GitHub availability report is a blog post", "https://github.blog/2020-09-02-github-availability-report-august-2020/", "github-availability", "blog"},
+		{"an Azure post-incident review read by its template", "https://example.com/pir/QTVB-1", casefile.PlatformAzure, "official-status"},
 		{"an incident.io page", "https://status.openai.com/incidents/01JMYB4AXXXXXX", "incident-io", "official-status"},
 		{"a Wayback capture is judged by the original", "https://web.archive.org/web/20170201000000/https://status.heroku.com/incidents/1", "", "official-status"},
 	}

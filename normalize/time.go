@@ -839,56 +839,14 @@ func (p *stampParser) clockBare(i int) (tsClock, int, bool) {
 	c := tsClock{h: v}
 	switch {
 	case p.at(e) == ':':
-		m, mn, e2 := p.digits(e + 1)
-		if mn != 2 || m > 59 {
-			return tsClock{}, i, false
+		if c, e, ok := p.clockColon(c, e); ok {
+			return c, e, true
 		}
-		c.m, e = m, e2
-		if p.at(e) == ':' {
-			s, sn, e3 := p.digits(e + 1)
-			if sn != 2 || s > 60 {
-				return tsClock{}, i, false
-			}
-			c.sec, c.hasSec, e = s, true, e3
-			if (p.at(e) == '.' || p.at(e) == ',') && tsDigit(p.at(e+1)) {
-				e++
-				scale := 100000000
-				for ; e < len(p.s) && tsDigit(p.s[e]); e++ {
-					c.nsec += int(p.s[e]-'0') * scale
-					scale /= 10
-				}
-			}
-		}
-		if (p.at(e) == ':' || p.at(e) == '.') && tsDigit(p.at(e+1)) {
-			return tsClock{}, i, false // 12:34:56:78, 12:17.5
-		}
-		if c.h > 24 || c.h == 24 && (c.m != 0 || c.sec != 0) {
-			return tsClock{}, i, false
-		}
-		if mer, me, ok := p.meridiem(e); ok {
-			if c.h <= 12 {
-				c.mer = mer
-			}
-			e = me
-		}
-		return c, e, true
 	case p.has(e, "시") && !p.has(e+len("시"), "간"):
-		if c.h > 24 {
-			return tsClock{}, i, false
+		if c.h <= 24 {
+			c, e := p.clockKorean(c, e)
+			return c, e, true
 		}
-		c.korean = true
-		e += len("시")
-		k := p.ws(e, false)
-		if m, mn, e2 := p.digits(k); mn >= 1 && mn <= 2 && p.has(e2, "분") && m <= 59 {
-			c.m, e = m, e2+len("분")
-			k2 := p.ws(e, false)
-			if s, sn, e3 := p.digits(k2); sn >= 1 && sn <= 2 && p.has(e3, "초") && s <= 60 {
-				c.sec, c.hasSec, e = s, true, e3+len("초")
-			}
-		} else if p.has(k, "반") {
-			c.m, e = 30, k+len("반")
-		}
-		return c, e, true
 	default:
 		if mer, me, ok := p.meridiem(e); ok && c.h >= 1 && c.h <= 12 {
 			c.mer = mer
@@ -896,6 +854,68 @@ func (p *stampParser) clockBare(i int) (tsClock, int, bool) {
 		}
 	}
 	return tsClock{}, i, false
+}
+
+// clockColon reads the rest of H:MM[:SS[.fff]] [AM/PM] after the hour c.h,
+// from the colon at e.
+func (p *stampParser) clockColon(c tsClock, e int) (tsClock, int, bool) {
+	m, mn, e2 := p.digits(e + 1)
+	if mn != 2 || m > 59 {
+		return tsClock{}, e, false
+	}
+	c.m, e = m, e2
+	if p.at(e) == ':' {
+		s, sn, e3 := p.digits(e + 1)
+		if sn != 2 || s > 60 {
+			return tsClock{}, e, false
+		}
+		c.sec, c.hasSec, e = s, true, e3
+		e = p.fraction(&c, e)
+	}
+	if (p.at(e) == ':' || p.at(e) == '.') && tsDigit(p.at(e+1)) {
+		return tsClock{}, e, false // 12:34:56:78, 12:17.5
+	}
+	if c.h > 24 || c.h == 24 && (c.m != 0 || c.sec != 0) {
+		return tsClock{}, e, false
+	}
+	if mer, me, ok := p.meridiem(e); ok {
+		if c.h <= 12 {
+			c.mer = mer
+		}
+		e = me
+	}
+	return c, e, true
+}
+
+// fraction reads the fraction of a second after ".", "," at e into c.nsec.
+func (p *stampParser) fraction(c *tsClock, e int) int {
+	if (p.at(e) != '.' && p.at(e) != ',') || !tsDigit(p.at(e+1)) {
+		return e
+	}
+	e++
+	scale := 100000000
+	for ; e < len(p.s) && tsDigit(p.s[e]); e++ {
+		c.nsec += int(p.s[e]-'0') * scale
+		scale /= 10
+	}
+	return e
+}
+
+// clockKorean reads the rest of H시 [M분 [S초]] or H시 반 from "시" at e.
+func (p *stampParser) clockKorean(c tsClock, e int) (tsClock, int) {
+	c.korean = true
+	e += len("시")
+	k := p.ws(e, false)
+	if m, mn, e2 := p.digits(k); mn >= 1 && mn <= 2 && p.has(e2, "분") && m <= 59 {
+		c.m, e = m, e2+len("분")
+		k2 := p.ws(e, false)
+		if s, sn, e3 := p.digits(k2); sn >= 1 && sn <= 2 && p.has(e3, "초") && s <= 60 {
+			c.sec, c.hasSec, e = s, true, e3+len("초")
+		}
+	} else if p.has(k, "반") {
+		c.m, e = 30, k+len("반")
+	}
+	return c, e
 }
 
 // meridiem reads AM/PM after a clock, spaced or not: am, pm, AM, a.m., p.m.
@@ -929,32 +949,7 @@ func (p *stampParser) build(x tsExpr) Stamp {
 	bOwnDate := b.hasDate
 	aOwnDate := a.hasDate
 	if x.isRange {
-		// A zone, date or meridiem written on one end applies to both.
-		if !a.hasZone && b.hasZone {
-			a.zone, a.hasZone = b.zone, true
-		} else if !b.hasZone && a.hasZone {
-			b.zone, b.hasZone = a.zone, true
-		}
-		if !a.hasDate && b.hasDate {
-			a.date, a.hasDate = b.date, true
-		} else if !b.hasDate && a.hasDate {
-			b.date, b.hasDate = a.date, true
-		}
-		if a.hasClock && b.hasClock {
-			if a.clock.mer == 0 && b.clock.mer != 0 && a.clock.h >= 1 && a.clock.h <= 12 {
-				c := a.clock
-				c.mer = b.clock.mer
-				if c.hour24() <= b.clock.hour24() {
-					a.clock = c
-				}
-			} else if b.clock.mer == 0 && a.clock.mer != 0 && b.clock.h >= 1 && b.clock.h <= 12 {
-				c := b.clock
-				c.mer = a.clock.mer
-				if c.hour24() >= a.clock.hour24() {
-					b.clock = c
-				}
-			}
-		}
+		shareRangeEnds(&a, &b)
 	}
 	ra := p.resolve(a, 0)
 	if x.isRange && !aOwnDate && bOwnDate && a.hasClock && b.hasClock {
@@ -982,6 +977,38 @@ func (p *stampParser) build(x tsExpr) Stamp {
 		st.DateKnown = st.DateKnown && rb.dateKnown
 	}
 	return st
+}
+
+// shareRangeEnds applies a zone, date or meridiem written on one end of a
+// range to the other. A meridiem carries over only when it keeps the range
+// in order ("9–11 PM", not "11–1 PM" backwards).
+func shareRangeEnds(a, b *tsPoint) {
+	if !a.hasZone && b.hasZone {
+		a.zone, a.hasZone = b.zone, true
+	} else if !b.hasZone && a.hasZone {
+		b.zone, b.hasZone = a.zone, true
+	}
+	if !a.hasDate && b.hasDate {
+		a.date, a.hasDate = b.date, true
+	} else if !b.hasDate && a.hasDate {
+		b.date, b.hasDate = a.date, true
+	}
+	if !a.hasClock || !b.hasClock {
+		return
+	}
+	if a.clock.mer == 0 && b.clock.mer != 0 && a.clock.h >= 1 && a.clock.h <= 12 {
+		c := a.clock
+		c.mer = b.clock.mer
+		if c.hour24() <= b.clock.hour24() {
+			a.clock = c
+		}
+	} else if b.clock.mer == 0 && a.clock.mer != 0 && b.clock.h >= 1 && b.clock.h <= 12 {
+		c := b.clock
+		c.mer = a.clock.mer
+		if c.hour24() >= a.clock.hour24() {
+			b.clock = c
+		}
+	}
 }
 
 // tsResolved is a point resolved against the context.

@@ -1,7 +1,6 @@
 package normalize
 
 import (
-	"strings"
 	"testing"
 	"time"
 
@@ -20,8 +19,8 @@ func TestDraftTimelineCauseVersusImpact(t *testing.T) {
 		name   string
 		events func(t *testing.T) []casefile.Event
 		want   want
-		// ruleField's rule must contain ruleHas.
-		ruleField, ruleHas string
+		// ruleField's evidence must carry the rule ID ruleID.
+		ruleField, ruleID string
 	}{
 		{
 			name: "a job that starts is the trigger and impact begins when the page says so",
@@ -34,7 +33,7 @@ func TestDraftTimelineCauseVersusImpact(t *testing.T) {
 				}
 			},
 			want:      want{"2024-06-11T04:50:00Z", "2024-06-11T04:58:00Z", "2024-06-11T08:14:00Z"},
-			ruleField: "started_at", ruleHas: "explicit start of impact (\"21:50\"",
+			ruleField: "started_at", ruleID: RuleStartExplicit,
 		},
 		{
 			name: "a rebalancing pass that started is not the start when the report says when the incident began",
@@ -58,7 +57,7 @@ func TestDraftTimelineCauseVersusImpact(t *testing.T) {
 				}
 			},
 			want:      want{"2024-11-19T14:06:00Z", "2024-11-19T14:11:00Z", "2024-11-19T15:26:00Z"},
-			ruleField: "started_at", ruleHas: "explicit start of impact (\"14:06 UTC\"",
+			ruleField: "started_at", ruleID: RuleStartExplicit,
 		},
 		{
 			name: "errors that spiked again later do not move the start",
@@ -92,7 +91,7 @@ func TestDraftTimelineCauseVersusImpact(t *testing.T) {
 				}
 			},
 			want:      want{"2023-09-12T10:00:00Z", "", "2023-09-12T10:20:00Z"},
-			ruleField: "started_at", ruleHas: "earliest event that marks impact",
+			ruleField: "started_at", ruleID: RuleStartImpact,
 		},
 		{
 			name: "since a time is still a start",
@@ -115,7 +114,7 @@ func TestDraftTimelineCauseVersusImpact(t *testing.T) {
 				}
 			},
 			want:      want{"2023-07-17T21:40:00Z", "2023-07-17T21:44:00Z", "2023-07-17T23:02:00Z"},
-			ruleField: "resolved_at", ruleHas: "(\"09:02\")",
+			ruleField: "resolved_at", ruleID: RuleResolvedEvent,
 		},
 		{
 			name: "a resolved sentence that is not about a post is still the end",
@@ -138,7 +137,7 @@ func TestDraftTimelineCauseVersusImpact(t *testing.T) {
 				}
 			},
 			want:      want{"2023-09-12T23:52:00Z", "2023-09-13T00:03:00Z", "2023-09-13T03:08:00Z"},
-			ruleField: "detected_at", ruleHas: "alerted/paged",
+			ruleField: "detected_at", ruleID: RuleDetectedEvent,
 		},
 		{
 			name: "a time placed before the incident began is not its start",
@@ -150,7 +149,7 @@ func TestDraftTimelineCauseVersusImpact(t *testing.T) {
 				}
 			},
 			want:      want{"2026-03-03T08:47:00Z", "2026-03-03T08:55:00Z", "2026-03-03T11:20:00Z"},
-			ruleField: "started_at", ruleHas: "start of the range",
+			ruleField: "started_at", ruleID: RuleStartRange,
 		},
 		{
 			name: "errors that return to normal end the incident after a partial recovery",
@@ -163,7 +162,7 @@ func TestDraftTimelineCauseVersusImpact(t *testing.T) {
 				}
 			},
 			want:      want{"2026-03-10T13:14:00Z", "2026-03-10T13:31:00Z", "2026-03-10T15:47:00Z"},
-			ruleField: "resolved_at", ruleHas: "latest event saying resolved",
+			ruleField: "resolved_at", ruleID: RuleResolvedEvent,
 		},
 		{
 			name: "a return that is not to normal ends nothing",
@@ -187,7 +186,7 @@ func TestDraftTimelineCauseVersusImpact(t *testing.T) {
 				}
 			},
 			want:      want{"2026-03-03T08:47:00Z", "2026-03-03T08:55:00Z", "2026-03-03T11:20:00Z"},
-			ruleField: "started_at", ruleHas: "explicit start of impact",
+			ruleField: "started_at", ruleID: RuleStartExplicit,
 		},
 	}
 	for _, tt := range tests {
@@ -207,8 +206,8 @@ func TestDraftTimelineCauseVersusImpact(t *testing.T) {
 				}
 			}
 			if tt.ruleField != "" {
-				if r := evidenceOf(t, d, tt.ruleField).Rule; !strings.Contains(r, tt.ruleHas) {
-					t.Errorf("%s rule %q does not contain %q", tt.ruleField, r, tt.ruleHas)
+				if e := evidenceOf(t, d, tt.ruleField); e.RuleID != tt.ruleID {
+					t.Errorf("%s rule ID = %q, want %q (rule: %s)", tt.ruleField, e.RuleID, tt.ruleID, e.Rule)
 				}
 			}
 		})
@@ -315,5 +314,145 @@ func TestDraftStartFromAnImpactRangeTheStatedDurationConfirms(t *testing.T) {
 				t.Errorf("started_at = %s, want %s (rule: %s)", got, tt.want, evidenceOf(t, d, "started_at").Rule)
 			}
 		})
+	}
+}
+
+// TestTimelineRuleIDs drafts one small page per timeline rule and asserts the
+// rule ID each instant's evidence carries.
+func TestTimelineRuleIDs(t *testing.T) {
+	tl, sum := casefile.SectionTimeline, casefile.SectionSummary
+	type ids struct{ start, detected, resolved, resolvedAfter string }
+	tests := []struct {
+		name   string
+		events func(t *testing.T) []casefile.Event
+		stated []casefile.StatedDuration
+		want   ids
+	}{
+		{
+			name:   "no event at all",
+			events: func(t *testing.T) []casefile.Event { return nil },
+			want:   ids{RuleStartNone, RuleDetectedNone, RuleResolvedNone, RuleResolvedAfterNone},
+		},
+		{
+			name: "a timeline that names no impact starts at its first row",
+			events: func(t *testing.T) []casefile.Event {
+				return []casefile.Event{
+					ev(t, "2024-03-01T10:00:00Z", "10:00 UTC", "10:00 UTC – The nightly job ran.", tl),
+					ev(t, "2024-03-01T10:30:00Z", "10:30 UTC", "10:30 UTC – Service fully restored.", tl),
+				}
+			},
+			want: ids{RuleStartTimeline, RuleDetectedNone, RuleResolvedEvent, RuleResolvedAfterComputed},
+		},
+		{
+			name: "outside a timeline the earliest event starts",
+			events: func(t *testing.T) []casefile.Event {
+				return []casefile.Event{
+					ev(t, "2024-03-01T10:00:00Z", "10:00 UTC", "The nightly job ran at 10:00 UTC.", sum),
+					ev(t, "2024-03-01T10:30:00Z", "10:30 UTC", "Service was fully restored at 10:30 UTC.", sum),
+				}
+			},
+			want: ids{RuleStartEarliest, RuleDetectedNone, RuleResolvedEvent, RuleResolvedAfterComputed},
+		},
+		{
+			name: "status posts alone",
+			events: func(t *testing.T) []casefile.Event {
+				return []casefile.Event{
+					post(t, "2024-03-01T10:00:00Z", "Investigating", "We are looking into it."),
+					post(t, "2024-03-01T11:00:00Z", "Resolved", "This is fixed."),
+				}
+			},
+			want: ids{RuleStartFirstPost, RuleDetectedFirstPost, RuleResolvedNotice, RuleResolvedAfterComputed},
+		},
+		{
+			name: "a status post before the start the text gives",
+			events: func(t *testing.T) []casefile.Event {
+				return []casefile.Event{
+					post(t, "2024-03-01T10:10:00Z", "Investigating", "We are looking into reports."),
+					ev(t, "2024-03-01T10:30:00Z", "10:30 UTC", "Errors began at 10:30 UTC.", sum),
+					ev(t, "2024-03-01T11:00:00Z", "11:00 UTC", "At 11:00 UTC service was fully restored.", sum),
+				}
+			},
+			want: ids{RuleStartPostEarly, RuleDetectedFirstPost, RuleResolvedEvent, RuleResolvedAfterComputed},
+		},
+		{
+			name: "an impact range",
+			events: func(t *testing.T) []casefile.Event {
+				return []casefile.Event{
+					until(t, ev(t, "2024-03-01T10:00:00Z", "10:00 UTC", "Between 10:00 UTC and 10:45 UTC, API requests failed.", sum), "2024-03-01T10:45:00Z"),
+				}
+			},
+			want: ids{RuleStartRange, RuleDetectedNone, RuleResolvedRangeEnd, RuleResolvedAfterComputed},
+		},
+		{
+			name: "a stated duration that fits a range ending at the resolution",
+			events: func(t *testing.T) []casefile.Event {
+				return []casefile.Event{
+					ev(t, "2024-03-01T10:00:00Z", "10:00 UTC", "Errors began at 10:00 UTC.", sum),
+					until(t, ev(t, "2024-03-01T10:30:00Z", "10:30 UTC", "Between 10:30 UTC and 11:00 UTC, all requests failed.", sum), "2024-03-01T11:00:00Z"),
+				}
+			},
+			stated: []casefile.StatedDuration{{Minutes: 30, Sentence: "The outage lasted 30 minutes."}},
+			want:   ids{RuleStartStatedRng, RuleDetectedNone, RuleResolvedRangeEnd, RuleResolvedAfterComputed},
+		},
+		{
+			name: "a stated duration that reaches a later event",
+			events: func(t *testing.T) []casefile.Event {
+				return []casefile.Event{
+					ev(t, "2024-03-01T10:00:00Z", "10:00 UTC", "Errors began at 10:00 UTC.", sum),
+					ev(t, "2024-03-01T10:20:00Z", "10:20 UTC", "At 10:20 UTC the service was restored.", sum),
+					ev(t, "2024-03-01T10:50:00Z", "10:50 UTC", "At 10:50 UTC the last queued jobs drained.", sum),
+				}
+			},
+			stated: []casefile.StatedDuration{{Minutes: 50, Sentence: "The outage lasted 50 minutes."}},
+			want:   ids{RuleStartExplicit, RuleDetectedNone, RuleResolvedStatedOn, RuleResolvedAfterComputed},
+		},
+		{
+			name: "a stated duration and no resolution event",
+			events: func(t *testing.T) []casefile.Event {
+				return []casefile.Event{
+					ev(t, "2024-03-01T10:00:00Z", "10:00 UTC", "Errors began at 10:00 UTC.", sum),
+					ev(t, "2024-03-01T10:04:00Z", "10:04 UTC", "An alert paged the on-call engineer at 10:04 UTC.", sum),
+				}
+			},
+			stated: []casefile.StatedDuration{{Minutes: 25, Sentence: "The outage lasted 25 minutes."}},
+			want:   ids{RuleStartExplicit, RuleDetectedEvent, RuleResolvedStated, RuleResolvedAfterStated},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			doc := testDoc()
+			doc.SlugDate = "2024-03-01"
+			doc.Events = tt.events(t)
+			doc.StatedDurations = tt.stated
+			d := mustDraft(t, doc)
+			got := ids{evidenceOf(t, d, "started_at").RuleID, evidenceOf(t, d, "detected_at").RuleID, evidenceOf(t, d, "resolved_at").RuleID, evidenceOf(t, d, "resolved_after").RuleID}
+			for _, e := range d.Evidence {
+				if e.Field == "" {
+					t.Errorf("evidence without a field: %+v", e)
+				}
+			}
+			if diff := cmp.Diff(tt.want, got, cmp.AllowUnexported(ids{})); diff != "" {
+				t.Errorf("rule IDs (-want +got):\n%s", diff)
+				for _, f := range []string{"started_at", "detected_at", "resolved_at"} {
+					t.Logf("%s rule: %s", f, evidenceOf(t, d, f).Rule)
+				}
+			}
+		})
+	}
+}
+
+// TestTimelineRuleTables checks that every rule has a unique ID and a
+// confidence in (0, 1].
+func TestTimelineRuleTables(t *testing.T) {
+	seen := map[string]bool{}
+	var rules []tlRule
+	for _, p := range append(append([]tlPass{}, startPasses...), resolvedPasses...) {
+		rules = append(rules, p.rules...)
+	}
+	for _, r := range append(rules, detectedRules...) {
+		if r.id == "" || seen[r.id] || r.conf <= 0 || r.conf > 1 || r.match == nil || r.why == nil {
+			t.Errorf("rule %q: empty, repeated or incomplete (confidence %v)", r.id, r.conf)
+		}
+		seen[r.id] = true
 	}
 }

@@ -138,6 +138,23 @@ func clipURL(s string) string {
 	return s[:cut] + "…"
 }
 
+// UnwrapWayback is the one Wayback rule: it returns the original URL inside
+// a Wayback capture link (http(s)://web.archive.org/web/<ts>[id_|if_]/<url>,
+// wayback.archive.org alike) as the link carries it, with a collapsed
+// "https:/" repaired and a scheme-less original read as http, and the
+// capture's timestamp ("" for a calendar page, /web/*/). CanonicalURL, the
+// extractor, the drafter and the archive client all read captures with it.
+func UnwrapWayback(raw string) (original, timestamp string, ok bool) {
+	u, err := url.Parse(strings.TrimSpace(raw))
+	if err != nil || u.Scheme != "http" && u.Scheme != "https" {
+		return "", "", false
+	}
+	if !waybackHosts[strings.TrimPrefix(strings.ToLower(u.Hostname()), "www.")] {
+		return "", "", false
+	}
+	return unwrapWayback(u)
+}
+
 // unwrapWayback returns the original URL inside a Wayback capture URL and
 // the capture's timestamp.
 func unwrapWayback(u *url.URL) (inner, ts string, ok bool) {

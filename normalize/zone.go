@@ -231,7 +231,37 @@ func (p *stampParser) zoneName(i int) (tsZone, int, bool) {
 	if i >= len(s) {
 		return tsZone{}, i, false
 	}
-	// UTC, GMT, UT with an optional offset: "UTC", "UTC-7", "GMT+0", "UTC+05:30".
+	if z, e, ok := p.utcZone(i); ok {
+		return z, e, true
+	}
+	if z, e, ok := p.longZone(i); ok {
+		return z, e, true
+	}
+	if !tsUpper(s[i]) {
+		return tsZone{}, i, false
+	}
+	w, e := p.word(i)
+	if p.at(e) == '/' && tzAreas[w] {
+		return p.ianaZone(i, e)
+	}
+	if tsDigit(p.at(e)) {
+		return tsZone{}, i, false
+	}
+	if a, ok := tzAbbrevs[w]; ok && w != "Z" && w != "UT" {
+		return tsZone{name: w, offset: a.offset, abbrev: true, ambiguous: a.ambiguous}, e, true
+	}
+	if g, ok := tzGeneric[w]; ok {
+		if loc := tzLoad(g); loc != nil {
+			return tsZone{name: w, loc: loc}, e, true
+		}
+	}
+	return p.cityTime(i, w, e)
+}
+
+// utcZone reads UTC, GMT or UT with an optional offset: "UTC", "UTC-7",
+// "GMT+0", "UTC+05:30".
+func (p *stampParser) utcZone(i int) (tsZone, int, bool) {
+	s := p.s
 	for _, pre := range [...]string{"UTC", "GMT", "UT", "utc", "gmt"} {
 		if !strings.HasPrefix(s[i:], pre) {
 			continue
@@ -248,54 +278,45 @@ func (p *stampParser) zoneName(i int) (tsZone, int, bool) {
 		}
 		return tsZone{name: "UTC", loc: time.UTC}, e, true
 	}
-	// Long and Rails names.
+	return tsZone{}, i, false
+}
+
+// longZone reads a long or Rails name ("Pacific Standard Time").
+func (p *stampParser) longZone(i int) (tsZone, int, bool) {
 	for _, ln := range tzLongNames {
-		if strings.HasPrefix(s[i:], ln.name) && !tsLetter(p.at(i+len(ln.name))) {
+		if strings.HasPrefix(p.s[i:], ln.name) && !tsLetter(p.at(i+len(ln.name))) {
 			if z, ok := tsZoneFromKey(ln.name, ln.zone); ok {
 				z.abbrev = false
 				return z, i + len(ln.name), true
 			}
 		}
 	}
-	if !tsUpper(s[i]) {
-		return tsZone{}, i, false
-	}
-	w, e := p.word(i)
-	// IANA names: Area/Location[/Sub].
-	if p.at(e) == '/' && tzAreas[w] {
-		j := e
-		for p.at(j) == '/' {
-			k := j + 1
-			for k < len(s) && (tsAlnum(s[k]) || s[k] == '_' || s[k] == '-' || s[k] == '+') {
-				k++
-			}
-			if k == j+1 {
-				break
-			}
-			j = k
+	return tsZone{}, i, false
+}
+
+// ianaZone reads an IANA name, Area/Location[/Sub], whose area ends at e.
+func (p *stampParser) ianaZone(i, e int) (tsZone, int, bool) {
+	s := p.s
+	j := e
+	for p.at(j) == '/' {
+		k := j + 1
+		for k < len(s) && (tsAlnum(s[k]) || s[k] == '_' || s[k] == '-' || s[k] == '+') {
+			k++
 		}
-		for j > e && (s[j-1] == '-' || s[j-1] == '+') {
-			j--
+		if k == j+1 {
+			break
 		}
-		if j > e+1 && j-i <= 64 { // the longest IANA name has 32 bytes
-			if loc := tzLoad(s[i:j]); loc != nil {
-				return tsZone{name: s[i:j], loc: loc}, j, true
-			}
-		}
-		return tsZone{}, i, false
+		j = k
 	}
-	if tsDigit(p.at(e)) {
-		return tsZone{}, i, false
+	for j > e && (s[j-1] == '-' || s[j-1] == '+') {
+		j--
 	}
-	if a, ok := tzAbbrevs[w]; ok && w != "Z" && w != "UT" {
-		return tsZone{name: w, offset: a.offset, abbrev: true, ambiguous: a.ambiguous}, e, true
-	}
-	if g, ok := tzGeneric[w]; ok {
-		if loc := tzLoad(g); loc != nil {
-			return tsZone{name: w, loc: loc}, e, true
+	if j > e+1 && j-i <= 64 { // the longest IANA name has 32 bytes
+		if loc := tzLoad(s[i:j]); loc != nil {
+			return tsZone{name: s[i:j], loc: loc}, j, true
 		}
 	}
-	return p.cityTime(i, w, e)
+	return tsZone{}, i, false
 }
 
 // tzCities are cities whose local time pages state as "<city> time"
@@ -418,95 +439,125 @@ func DeclaredZone(text string) (name string, loc *time.Location, ok bool) {
 	if !containsASCIIFold(text, "time") && !strings.Contains(text, "시각") && !strings.Contains(text, "시간") && !strings.Contains(text, "기준") {
 		return "", nil, false
 	}
-	p := stampParser{s: text}
-	best, bestAt := tsZone{}, -1
-	consider := func(z tsZone, at int) {
-		if bestAt < 0 || at < bestAt {
-			best, bestAt = z, at
-		}
+	d := zoneDecl{p: stampParser{s: text}, lower: tsASCIILower(text), bestAt: -1}
+	for _, read := range zoneDeclReaders {
+		read(&d)
 	}
-	lower := tsASCIILower(text) // same length as text, so indices carry over
-	for _, cue := range tsDeclCues {
-		for from := 0; from < len(lower); {
-			k := strings.Index(lower[from:], cue)
-			if k < 0 {
-				break
-			}
-			k += from
-			from = k + len(cue)
-			if k > 0 && tsAlnum(lower[k-1]) || tsAlnum(p.at(k+len(cue))) {
-				continue
-			}
-			if z, ok := p.declAfterCue(k + len(cue)); ok {
-				consider(z, k)
-			}
-		}
+	if d.bestAt < 0 {
+		return "", nil, false
 	}
-	// Korean: "시각은 KST", "시간은 UTC", "KST 기준".
-	for _, cue := range [...]string{"시각은", "시간은", "시각:", "시간:", "시간대:", "시간대는"} {
-		for from := 0; from < len(text); {
-			k := strings.Index(text[from:], cue)
-			if k < 0 {
-				break
-			}
-			k += from
-			from = k + len(cue)
-			j := p.ws(k+len(cue), false)
-			if z, _, ok := p.zoneName(j); ok {
-				consider(z, k)
-			}
-		}
+	return d.best.name, d.best.location(), true
+}
+
+// zoneDecl is the search of DeclaredZone: the text (lower has the same
+// length, so indices carry over) and the earliest declaration found.
+type zoneDecl struct {
+	p      stampParser
+	lower  string
+	best   tsZone
+	bestAt int
+}
+
+// consider keeps z, declared at byte at, when it is the earliest.
+func (d *zoneDecl) consider(z tsZone, at int) {
+	if d.bestAt < 0 || at < d.bestAt {
+		d.best, d.bestAt = z, at
 	}
-	for from := 0; from < len(text); {
-		k := strings.Index(text[from:], "기준")
+}
+
+// zoneDeclReaders are the forms of a zone declaration, each read over the
+// whole text; the earliest declaration wins.
+var zoneDeclReaders = []func(d *zoneDecl){
+	(*zoneDecl).englishCues, // "All times are US/Pacific"
+	(*zoneDecl).koreanCues,  // "시각은 KST", "시간은 UTC"
+	(*zoneDecl).koreanBasis, // "KST 기준"
+	(*zoneDecl).labels,      // "Time (BST)"
+}
+
+// eachIndex calls fn with the start of every occurrence of sub in s.
+func eachIndex(s, sub string, fn func(k int)) {
+	for from := 0; from < len(s); {
+		k := strings.Index(s[from:], sub)
 		if k < 0 {
-			break
+			return
 		}
 		k += from
-		from = k + len("기준")
-		// Try each word start within a short window before the cue.
-		lo := max(k-40, 0)
-		for j := lo; j < k; j++ {
+		from = k + len(sub)
+		fn(k)
+	}
+}
+
+// wordAt reports whether the cue at k..k+n stands as a word.
+func (d *zoneDecl) wordAt(k, n int) bool {
+	return !(k > 0 && tsAlnum(d.lower[k-1]) || tsAlnum(d.p.at(k+n)))
+}
+
+// englishCues reads "all times are", "times in", "time zone:" … followed by
+// a zone.
+func (d *zoneDecl) englishCues() {
+	for _, cue := range tsDeclCues {
+		eachIndex(d.lower, cue, func(k int) {
+			if !d.wordAt(k, len(cue)) {
+				return
+			}
+			if z, ok := d.p.declAfterCue(k + len(cue)); ok {
+				d.consider(z, k)
+			}
+		})
+	}
+}
+
+// koreanCues reads "시각은 KST", "시간은 UTC", "시간대: …".
+func (d *zoneDecl) koreanCues() {
+	for _, cue := range [...]string{"시각은", "시간은", "시각:", "시간:", "시간대:", "시간대는"} {
+		eachIndex(d.p.s, cue, func(k int) {
+			j := d.p.ws(k+len(cue), false)
+			if z, _, ok := d.p.zoneName(j); ok {
+				d.consider(z, k)
+			}
+		})
+	}
+}
+
+// koreanBasis reads "KST 기준": a zone name right before the cue, tried at
+// each word start within a short window.
+func (d *zoneDecl) koreanBasis() {
+	text := d.p.s
+	eachIndex(text, "기준", func(k int) {
+		for j := max(k-40, 0); j < k; j++ {
 			if j > 0 && (tsAlnum(text[j-1]) || text[j-1] >= 0x80 && text[j] >= 0x80) {
 				continue
 			}
-			if z, e, ok := p.zoneName(j); ok && p.ws(e, false) == k {
-				consider(z, j)
-				break
+			if z, e, ok := d.p.zoneName(j); ok && d.p.ws(e, false) == k {
+				d.consider(z, j)
+				return
 			}
 		}
-	}
-	// A label that names the zone in parentheses: the column header
-	// "Time (BST)", the heading "Timeline (BST, 21 May)". The label must
-	// be a time word and the zone the first thing inside the parentheses.
+	})
+}
+
+// labels reads a label that names the zone in parentheses: the column
+// header "Time (BST)", the heading "Timeline (BST, 21 May)". The label must
+// be a time word and the zone the first thing inside the parentheses.
+func (d *zoneDecl) labels() {
 	for _, cue := range tsLabelCues {
-		for from := 0; from < len(lower); {
-			k := strings.Index(lower[from:], cue)
-			if k < 0 {
-				break
+		eachIndex(d.lower, cue, func(k int) {
+			if !d.wordAt(k, len(cue)) {
+				return
 			}
-			k += from
-			from = k + len(cue)
-			if k > 0 && tsAlnum(lower[k-1]) || tsAlnum(p.at(k+len(cue))) {
-				continue
+			j := d.p.ws(k+len(cue), false)
+			if d.p.at(j) != '(' {
+				return
 			}
-			j := p.ws(k+len(cue), false)
-			if p.at(j) != '(' {
-				continue
-			}
-			z, e, ok := p.zoneName(p.ws(j+1, false))
+			z, e, ok := d.p.zoneName(d.p.ws(j+1, false))
 			if !ok {
-				continue
+				return
 			}
-			if c := p.at(p.ws(e, false)); c == ')' || c == ',' || c == ';' {
-				consider(z, k)
+			if c := d.p.at(d.p.ws(e, false)); c == ')' || c == ',' || c == ';' {
+				d.consider(z, k)
 			}
-		}
+		})
 	}
-	if bestAt < 0 {
-		return "", nil, false
-	}
-	return best.name, best.location(), true
 }
 
 // tsLabelCues are the time words of a label that names its zone in

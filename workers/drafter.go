@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/incidentlib/casefile"
-	"github.com/incidentlib/casefile/archive"
 	"github.com/incidentlib/casefile/extract"
 	"github.com/incidentlib/casefile/normalize"
 )
@@ -164,7 +163,7 @@ func (d *Drafter) log() *slog.Logger {
 // of a Wayback link, otherwise the URL as given without its fragment.
 func fetchTarget(raw string) string {
 	raw = strings.TrimSpace(raw)
-	if orig, _, ok := archive.Unwrap(raw); ok {
+	if orig, _, ok := normalize.UnwrapWayback(raw); ok {
 		raw = orig
 	}
 	if i := strings.IndexByte(raw, '#'); i >= 0 {
