@@ -334,6 +334,26 @@ func TestTimelineRuleIDs(t *testing.T) {
 			want:   ids{RuleStartNone, RuleDetectedNone, RuleResolvedNone, RuleResolvedAfterNone},
 		},
 		{
+			name: "monitoring that picked something up is a detection",
+			events: func(t *testing.T) []casefile.Event {
+				return []casefile.Event{
+					until(t, ev(t, "2023-01-25T07:05:00Z", "Between 07:05 UTC and 12:43 UTC", "Between 07:05 UTC and 12:43 UTC customers could not reach the network.", sum), "2023-01-25T12:43:00Z"),
+					ev(t, "2023-01-25T07:12:00Z", "07:12 UTC", "Our monitoring picked up DNS and WAN issues at 07:12 UTC.", tl),
+				}
+			},
+			want: ids{RuleStartRange, RuleDetectedEvent, RuleResolvedRangeEnd, RuleResolvedAfterComputed},
+		},
+		{
+			name: "engineers who saw the fault detected it",
+			events: func(t *testing.T) []casefile.Event {
+				return []casefile.Event{
+					until(t, ev(t, "2024-05-21T18:25:00Z", "from 11:25 am PT to 12:26 pm PT", "Many requests failed from 11:25 am PT to 12:26 pm PT.", sum), "2024-05-21T19:26:00Z"),
+					ev(t, "2024-05-21T18:30:00Z", "11:30 am PT", "At 11:30 am PT our engineers saw that the routing list was empty.", sum),
+				}
+			},
+			want: ids{RuleStartRange, RuleDetectedEvent, RuleResolvedRangeEnd, RuleResolvedAfterComputed},
+		},
+		{
 			name: "a timeline that names no impact starts at its first row",
 			events: func(t *testing.T) []casefile.Event {
 				return []casefile.Event{
