@@ -18,7 +18,7 @@ var tlMitigatedRe = MustPattern(`(?i)\bmitigat(?:ed|ion|ing)\b|\bworkaround\b|\b
 // made (ch): the event whose instant and text a chosen moment holds is
 // start, detected or resolved (an event chosen twice keeps the first of
 // these); a partial recovery or mitigation after the start and before the
-// resolution is mitigated; the rest are other. An event whose zone is
+// resolution is mitigated (never the start of a range); the rest are other. An event whose zone is
 // unknown has no instant (At nil); it sorts by its time read as UTC.
 func eventTimeline(events []casefile.Event, ch tlChoice) []casefile.TimelineEvent {
 	prepared := prepareEvents(events)
@@ -26,12 +26,16 @@ func eventTimeline(events []casefile.Event, ch tlChoice) []casefile.TimelineEven
 		casefile.TimelineEvent
 		key  time.Time // the instant it sorts by
 		prep *tlEvent
+		// opens is set on the start of a range: it opens a span and
+		// recovers nothing.
+		opens bool
 	}
 	entries := make([]entry, 0, len(events))
 	for i := range prepared {
 		e := &prepared[i]
 		known := knownZone(e.Event) && !e.At.IsZero()
-		add := func(at time.Time) {
+		isRange := e.End != nil && e.End.After(e.At)
+		add := func(at time.Time, opens bool) {
 			te := casefile.TimelineEvent{
 				Local: e.Stamp, Text: e.Text, Role: casefile.RoleOther,
 				Section: e.Heading, SectionKind: e.Section,
@@ -40,11 +44,11 @@ func eventTimeline(events []casefile.Event, ch tlChoice) []casefile.TimelineEven
 				u := at.UTC()
 				te.At = &u
 			}
-			entries = append(entries, entry{te, at, e})
+			entries = append(entries, entry{te, at, e, opens})
 		}
-		add(e.At)
-		if e.End != nil && e.End.After(e.At) {
-			add(*e.End)
+		add(e.At, isRange)
+		if isRange {
+			add(*e.End, false)
 		}
 	}
 
@@ -70,7 +74,7 @@ func eventTimeline(events []casefile.Event, ch tlChoice) []casefile.TimelineEven
 	if ch.start != nil {
 		for i := range entries {
 			en := &entries[i]
-			if en.Role != casefile.RoleOther || en.At == nil || en.At.Before(ch.start.at) ||
+			if en.Role != casefile.RoleOther || en.opens || en.At == nil || en.At.Before(ch.start.at) ||
 				ch.resolved != nil && !en.At.Before(ch.resolved.at) {
 				continue
 			}
@@ -92,6 +96,8 @@ func eventTimeline(events []casefile.Event, ch tlChoice) []casefile.TimelineEven
 // mitigation: a clause that says recovered short of the end of impact (the
 // drafter's partial mitigation), one that names a mitigation or a
 // workaround, or a status update labelled monitoring (a fix is in place).
+// Other status posts are not: their time is when they were posted, as the
+// drafter holds for the resolution.
 func mitigation(e *tlEvent) bool {
 	if strings.EqualFold(e.Status, "monitoring") {
 		return true

@@ -30,7 +30,7 @@ func TestDraftTimelineRoles(t *testing.T) {
 		want   []row
 	}{
 		{
-			name: "start, detection, a partial mitigation and the resolution, out of page order",
+			name: "start, detection, partial mitigations and the resolution, out of page order; a partial range recovers at its end",
 			events: func(t *testing.T) []casefile.Event {
 				return []casefile.Event{
 					withHeading(ev(t, "2024-11-19T15:26:00Z", "15:26 UTC", "15:26 UTC – Cached responses are purged and service is fully restored.", tl), "Timeline"),
@@ -38,6 +38,7 @@ func TestDraftTimelineRoles(t *testing.T) {
 					withHeading(ev(t, "2024-11-19T14:11:00Z", "14:11 UTC", "14:11 UTC – An alert pages the on-call engineer.", tl), "Timeline"),
 					withHeading(ev(t, "2024-11-19T14:40:00Z", "14:40 UTC", "14:40 UTC – We rolled back the policy and most requests succeed again.", tl), "Timeline"),
 					withHeading(ev(t, "2024-11-19T13:52:00Z", "13:52 UTC", "13:52 UTC – The policy change is merged and starts rolling out.", tl), "Timeline"),
+					withHeading(until(t, ev(t, "2024-11-19T14:50:00Z", "from 14:50 until 15:05 UTC", "Some requests were still slow from 14:50 until 15:05 UTC.", casefile.SectionImpact), "2024-11-19T15:05:00Z"), "Impact"),
 				}
 			},
 			want: []row{
@@ -45,6 +46,8 @@ func TestDraftTimelineRoles(t *testing.T) {
 				{"2024-11-19T14:06:00Z", "14:06 UTC", casefile.RoleStart, "Timeline"},
 				{"2024-11-19T14:11:00Z", "14:11 UTC", casefile.RoleDetected, "Timeline"},
 				{"2024-11-19T14:40:00Z", "14:40 UTC", casefile.RoleMitigated, "Timeline"},
+				{"2024-11-19T14:50:00Z", "from 14:50 until 15:05 UTC", casefile.RoleOther, "Impact"},
+				{"2024-11-19T15:05:00Z", "from 14:50 until 15:05 UTC", casefile.RoleMitigated, "Impact"},
 				{"2024-11-19T15:26:00Z", "15:26 UTC", casefile.RoleResolved, "Timeline"},
 			},
 		},
