@@ -103,7 +103,7 @@ func Draft(doc casefile.Document) (casefile.Draft, error) {
 	// Timeline and date.
 	tl := chooseTimeline(doc)
 	d.timelineEvidence(tl)
-	events := eventTimeline(doc.Events, tl)
+	events := d.timeline(tl)
 	date, err := d.date(tl)
 	if err != nil {
 		return casefile.Draft{}, err

@@ -1,12 +1,46 @@
 package normalize
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 	"time"
 
 	casefile "github.com/incidentlib/casefile"
 )
+
+// maxTimelineEvents bounds the timeline a draft carries: the draft travels
+// the queue as one message (at most 1 MiB) and a reviewer reads it.
+const maxTimelineEvents = 300
+
+// timeline is the draft's timeline (see eventTimeline). A page with more
+// than maxTimelineEvents events keeps the events that have a role and the
+// earliest of the others, and the evidence field "timeline" says so.
+func (d *drafter) timeline(ch tlChoice) []casefile.TimelineEvent {
+	all := eventTimeline(d.doc.Events, ch)
+	if len(all) <= maxTimelineEvents {
+		return all
+	}
+	roles := 0
+	for _, e := range all {
+		if e.Role != casefile.RoleOther {
+			roles++
+		}
+	}
+	others := max(0, maxTimelineEvents-roles)
+	kept := make([]casefile.TimelineEvent, 0, maxTimelineEvents)
+	for _, e := range all {
+		if e.Role != casefile.RoleOther {
+			kept = append(kept, e)
+		} else if others > 0 {
+			kept = append(kept, e)
+			others--
+		}
+	}
+	d.add("timeline", fmt.Sprintf("%d of %d events", len(kept), len(all)), "the time-stamped events extracted from the page",
+		fmt.Sprintf("the page gives more than %d events: the timeline keeps those with a role and the earliest others", maxTimelineEvents), 1)
+	return kept
+}
 
 // tlMitigatedRe: a clause that tells a mitigation put in place, short of
 // the end of impact.

@@ -129,3 +129,37 @@ func TestDraftTimelineEmpty(t *testing.T) {
 		t.Errorf("timeline = %#v, want an empty, non-nil list", d.Timeline)
 	}
 }
+
+// TestDraftTimelineBounded: a page with thousands of events drafts a
+// timeline of at most maxTimelineEvents that keeps the chosen events, and
+// the evidence says how many were left out.
+func TestDraftTimelineBounded(t *testing.T) {
+	doc := testDoc()
+	base := at(t, "2024-03-03T08:00:00Z")
+	for i := range 2000 {
+		stamp := base.Add(time.Duration(i) * time.Minute).Format("15:04 UTC")
+		text := "At " + stamp + " the job queue was checked."
+		switch i {
+		case 1000:
+			text = "At " + stamp + " errors began for all users."
+		case 1500:
+			text = "At " + stamp + " service was fully restored."
+		}
+		doc.Events = append(doc.Events, casefile.Event{At: base.Add(time.Duration(i) * time.Minute), Text: text, Stamp: stamp,
+			Zone: "UTC", ZoneWritten: true, Section: casefile.SectionTimeline})
+	}
+	d := mustDraft(t, doc)
+	if len(d.Timeline) != maxTimelineEvents {
+		t.Fatalf("timeline has %d events, want %d", len(d.Timeline), maxTimelineEvents)
+	}
+	roles := map[casefile.EventRole]string{}
+	for _, e := range d.Timeline {
+		roles[e.Role] = e.Local
+	}
+	if roles[casefile.RoleStart] != "00:40 UTC" || roles[casefile.RoleResolved] != "09:00 UTC" {
+		t.Errorf("kept roles %v, want the start at 00:40 UTC and the resolution at 09:00 UTC", roles)
+	}
+	if ev := evidenceOf(t, d, "timeline"); ev.Value != "300 of 2000 events" {
+		t.Errorf("timeline evidence %+v, want 300 of 2000 events", ev)
+	}
+}
