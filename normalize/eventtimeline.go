@@ -55,19 +55,18 @@ var tlMitigatedRe = MustPattern(`(?i)\bmitigat(?:ed|ion|ing)\b|\bworkaround\b|\b
 // resolution is mitigated (never the start of a range); the rest are other. An event whose zone is
 // unknown has no instant (At nil); it sorts by its time read as UTC.
 func eventTimeline(events []casefile.Event, ch tlChoice) []casefile.TimelineEvent {
-	prepared := prepareEvents(events)
 	type entry struct {
 		casefile.TimelineEvent
-		key  time.Time // the instant it sorts by
-		prep *tlEvent
+		key   time.Time // the instant it sorts by
+		event int       // index into events
 		// opens is set on the start of a range: it opens a span and
 		// recovers nothing.
 		opens bool
 	}
 	entries := make([]entry, 0, len(events))
-	for i := range prepared {
-		e := &prepared[i]
-		known := knownZone(e.Event) && !e.At.IsZero()
+	for i := range events {
+		e := &events[i]
+		known := knownZone(*e) && !e.At.IsZero()
 		isRange := e.End != nil && e.End.After(e.At)
 		add := func(at time.Time, opens bool) {
 			te := casefile.TimelineEvent{
@@ -78,7 +77,7 @@ func eventTimeline(events []casefile.Event, ch tlChoice) []casefile.TimelineEven
 				u := at.UTC()
 				te.At = &u
 			}
-			entries = append(entries, entry{te, at, e, opens})
+			entries = append(entries, entry{te, at, i, opens})
 		}
 		add(e.At, isRange)
 		if isRange {
@@ -105,15 +104,32 @@ func eventTimeline(events []casefile.Event, ch tlChoice) []casefile.TimelineEven
 		}
 	}
 
+	// Mitigations, read in the clause of each event between the start and
+	// the resolution. The clauses are cut only for the texts those events
+	// share (prepareEvents splits a text between all of its stamps).
 	if ch.start != nil {
-		for i := range entries {
-			en := &entries[i]
+		var candidates []int
+		texts := map[string]bool{}
+		for i, en := range entries {
 			if en.Role != casefile.RoleOther || en.opens || en.At == nil || en.At.Before(ch.start.at) ||
 				ch.resolved != nil && !en.At.Before(ch.resolved.at) {
 				continue
 			}
-			if mitigation(en.prep) {
-				en.Role = casefile.RoleMitigated
+			candidates = append(candidates, i)
+			texts[en.Text] = true
+		}
+		var subset []casefile.Event
+		at := map[int]int{} // index into events → index into subset
+		for i, e := range events {
+			if texts[e.Text] {
+				at[i] = len(subset)
+				subset = append(subset, e)
+			}
+		}
+		prepared := prepareEvents(subset)
+		for _, i := range candidates {
+			if mitigation(&prepared[at[entries[i].event]]) {
+				entries[i].Role = casefile.RoleMitigated
 			}
 		}
 	}
