@@ -22,7 +22,8 @@ import (
 
 // TestAPICaseCarriesItsTimeline: GET /api/cases/{id} returns the timeline
 // the draft was saved with beside the case (a corpus page's, with a time
-// of unknown zone as null), and [] for a case saved without one.
+// of unknown zone as null), and [] for a case saved without one; the list
+// GET /api/cases leaves timelines out.
 func TestAPICaseCarriesItsTimeline(t *testing.T) {
 	ctx := context.Background()
 	st := postgrestest.MustOpen(t)
@@ -118,5 +119,25 @@ func TestAPICaseCarriesItsTimeline(t *testing.T) {
 	body2 := get(save("https://marrowby.substack.com/p/another-post", bare))
 	if string(body2["timeline"]) != "[]" {
 		t.Errorf("timeline of a case saved without one = %s, want []", body2["timeline"])
+	}
+
+	resp, err := http.Get(srv.URL + "/api/cases")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var list struct {
+		Cases []map[string]json.RawMessage `json:"cases"`
+	}
+	if err := decodeJSON(resp, &list); err != nil {
+		t.Fatal(err)
+	}
+	if len(list.Cases) != 2 {
+		t.Fatalf("GET /api/cases listed %d cases, want 2", len(list.Cases))
+	}
+	for _, c := range list.Cases {
+		if tl, ok := c["timeline"]; ok {
+			t.Errorf("GET /api/cases lists case %s with a timeline (%d bytes); only GET /api/cases/{id} carries it", c["id"], len(tl))
+		}
 	}
 }
