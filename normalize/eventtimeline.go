@@ -46,24 +46,48 @@ func (d *drafter) timeline(ch tlChoice) []casefile.TimelineEvent {
 // the end of impact.
 var tlMitigatedRe = MustPattern(`(?i)\bmitigat(?:ed|ion|ing)\b|\bworkaround\b|\bfail(?:ed)? ?over\b|\brolled back\b|완화|緩和|暫定`)
 
+// tlEntry is one instant of the draft's timeline while it is built.
+type tlEntry struct {
+	casefile.TimelineEvent
+	key   time.Time // the instant it sorts by
+	event int       // index into the document's events
+	// opens is set on the start of a range: it opens a span and recovers
+	// nothing.
+	opens bool
+}
+
 // eventTimeline is the timeline a draft shows: every event of the
 // document in time order, a range as its start and its end, each with the
 // role the drafter gave it. The roles come from the choice chooseTimeline
 // made (ch): the event whose instant and text a chosen moment holds is
 // start, detected or resolved (an event chosen twice keeps the first of
 // these); a partial recovery or mitigation after the start and before the
-// resolution is mitigated (never the start of a range); the rest are other. An event whose zone is
-// unknown has no instant (At nil); it sorts by its time read as UTC.
+// resolution is mitigated (never the start of a range); the rest are
+// other. An event whose zone is unknown has no instant (At nil); it sorts
+// by its time read as UTC.
 func eventTimeline(events []casefile.Event, ch tlChoice) []casefile.TimelineEvent {
-	type entry struct {
-		casefile.TimelineEvent
-		key   time.Time // the instant it sorts by
-		event int       // index into events
-		// opens is set on the start of a range: it opens a span and
-		// recovers nothing.
-		opens bool
+	entries := timelineEntries(events)
+	for _, c := range []struct {
+		m    *tlMoment
+		role casefile.EventRole
+	}{{ch.start, casefile.RoleStart}, {ch.detected, casefile.RoleDetected}, {ch.resolved, casefile.RoleResolved}} {
+		markChosen(entries, c.m, c.role)
 	}
-	entries := make([]entry, 0, len(events))
+	if ch.start != nil {
+		markMitigations(entries, events, ch)
+	}
+	slices.SortStableFunc(entries, func(a, b tlEntry) int { return a.key.Compare(b.key) })
+	out := make([]casefile.TimelineEvent, len(entries))
+	for i, en := range entries {
+		out[i] = en.TimelineEvent
+	}
+	return out
+}
+
+// timelineEntries makes an entry of each event, two of a range, all with
+// the role other.
+func timelineEntries(events []casefile.Event) []tlEntry {
+	entries := make([]tlEntry, 0, len(events))
 	for i := range events {
 		e := &events[i]
 		known := knownZone(*e) && !e.At.IsZero()
@@ -77,69 +101,62 @@ func eventTimeline(events []casefile.Event, ch tlChoice) []casefile.TimelineEven
 				u := at.UTC()
 				te.At = &u
 			}
-			entries = append(entries, entry{te, at, i, opens})
+			entries = append(entries, tlEntry{te, at, i, opens})
 		}
 		add(e.At, isRange)
 		if isRange {
 			add(*e.End, false)
 		}
 	}
+	return entries
+}
 
-	// The chosen moments, in order of precedence.
-	for _, c := range []struct {
-		m    *tlMoment
-		role casefile.EventRole
-	}{{ch.start, casefile.RoleStart}, {ch.detected, casefile.RoleDetected}, {ch.resolved, casefile.RoleResolved}} {
-		if c.m == nil {
+// markChosen gives role to the first entry at the chosen moment's instant
+// with its text, unless that entry already has a role.
+func markChosen(entries []tlEntry, m *tlMoment, role casefile.EventRole) {
+	if m == nil {
+		return
+	}
+	for i := range entries {
+		te := &entries[i].TimelineEvent
+		if te.At != nil && te.At.Equal(m.at) && te.Text == m.source {
+			if te.Role == casefile.RoleOther {
+				te.Role = role
+			}
+			return
+		}
+	}
+}
+
+// markMitigations marks the entries between the start and the resolution
+// whose clause tells a mitigation (see mitigation). Clauses are cut only
+// for the texts those entries share (prepareEvents splits a text between
+// all of its stamps).
+func markMitigations(entries []tlEntry, events []casefile.Event, ch tlChoice) {
+	var candidates []int
+	texts := map[string]bool{}
+	for i, en := range entries {
+		if en.Role != casefile.RoleOther || en.opens || en.At == nil || en.At.Before(ch.start.at) ||
+			ch.resolved != nil && !en.At.Before(ch.resolved.at) {
 			continue
 		}
-		for i := range entries {
-			te := &entries[i].TimelineEvent
-			if te.At != nil && te.At.Equal(c.m.at) && te.Text == c.m.source {
-				if te.Role == casefile.RoleOther {
-					te.Role = c.role
-				}
-				break
-			}
+		candidates = append(candidates, i)
+		texts[en.Text] = true
+	}
+	var subset []casefile.Event
+	at := map[int]int{} // index into events → index into subset
+	for i, e := range events {
+		if texts[e.Text] {
+			at[i] = len(subset)
+			subset = append(subset, e)
 		}
 	}
-
-	// Mitigations, read in the clause of each event between the start and
-	// the resolution. The clauses are cut only for the texts those events
-	// share (prepareEvents splits a text between all of its stamps).
-	if ch.start != nil {
-		var candidates []int
-		texts := map[string]bool{}
-		for i, en := range entries {
-			if en.Role != casefile.RoleOther || en.opens || en.At == nil || en.At.Before(ch.start.at) ||
-				ch.resolved != nil && !en.At.Before(ch.resolved.at) {
-				continue
-			}
-			candidates = append(candidates, i)
-			texts[en.Text] = true
-		}
-		var subset []casefile.Event
-		at := map[int]int{} // index into events → index into subset
-		for i, e := range events {
-			if texts[e.Text] {
-				at[i] = len(subset)
-				subset = append(subset, e)
-			}
-		}
-		prepared := prepareEvents(subset)
-		for _, i := range candidates {
-			if mitigation(&prepared[at[entries[i].event]]) {
-				entries[i].Role = casefile.RoleMitigated
-			}
+	prepared := prepareEvents(subset)
+	for _, i := range candidates {
+		if mitigation(&prepared[at[entries[i].event]]) {
+			entries[i].Role = casefile.RoleMitigated
 		}
 	}
-
-	slices.SortStableFunc(entries, func(a, b entry) int { return a.key.Compare(b.key) })
-	out := make([]casefile.TimelineEvent, len(entries))
-	for i, en := range entries {
-		out[i] = en.TimelineEvent
-	}
-	return out
 }
 
 // mitigation reports whether an event tells a partial recovery or a
