@@ -58,7 +58,9 @@ const (
 // "impact.scope", "impact.users", "impact.region", "root_cause",
 // "symptoms", "contributing", "components", "domain", "remediation",
 // "action_items" and "docs" (one entry per slug, item or link; an entry
-// with an empty Value says why a field is empty).
+// with an empty Value says why a field is empty). The draft's Timeline
+// lists the document's events with the roles this choice gave them (see
+// eventTimeline).
 //
 // Draft fails with casefile.ErrNotPostmortem when the document's verdict
 // says it is not a postmortem, and with casefile.ErrInvalid when its URL is
@@ -1089,7 +1091,9 @@ type tlEvent struct {
 	post bool
 }
 
-// tlMoment is a chosen instant with the evidence behind it.
+// tlMoment is a chosen instant with the evidence behind it. source is the
+// Text of the event chosen (eventTimeline finds that event by its text and
+// the instant), or the sentence of a stated duration.
 type tlMoment struct {
 	at     time.Time
 	source string
