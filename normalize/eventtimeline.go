@@ -9,37 +9,69 @@ import (
 	casefile "github.com/incidentlib/casefile"
 )
 
-// maxTimelineEvents bounds the timeline a draft carries: the draft travels
-// the queue as one message (at most 1 MiB) and a reviewer reads it.
-const maxTimelineEvents = 300
+// The draft's timeline is bounded: the draft travels the queue as one
+// message (at most 1 MiB) and a reviewer reads it.
+const (
+	maxTimelineEvents = 300
+	// maxTimelineBytes bounds the timeline's texts as JSON writes them.
+	maxTimelineBytes = 384 << 10
+)
 
 // timeline is the draft's timeline (see eventTimeline). A page with more
-// than maxTimelineEvents events keeps the events that have a role and the
-// earliest of the others, and the evidence field "timeline" says so.
+// than maxTimelineEvents events, or with texts longer than
+// maxTimelineBytes, keeps the chosen events (start, detected, resolved)
+// and the earliest of the others, and the evidence field "timeline" says
+// so.
 func (d *drafter) timeline(ch tlChoice) []casefile.TimelineEvent {
 	all := eventTimeline(d.doc.Events, ch)
-	if len(all) <= maxTimelineEvents {
+	size := func(e casefile.TimelineEvent) int {
+		return jsonLen(e.Text) + jsonLen(e.Local) + jsonLen(e.Section) + 160
+	}
+	total := 0
+	for _, e := range all {
+		total += size(e)
+	}
+	if len(all) <= maxTimelineEvents && total <= maxTimelineBytes {
 		return all
 	}
-	roles := 0
+	chosen := func(e casefile.TimelineEvent) bool {
+		return e.Role == casefile.RoleStart || e.Role == casefile.RoleDetected || e.Role == casefile.RoleResolved
+	}
+	n, bytes := 0, 0
 	for _, e := range all {
-		if e.Role != casefile.RoleOther {
-			roles++
+		if chosen(e) {
+			n, bytes = n+1, bytes+size(e)
 		}
 	}
-	others := max(0, maxTimelineEvents-roles)
-	kept := make([]casefile.TimelineEvent, 0, maxTimelineEvents)
+	kept := make([]casefile.TimelineEvent, 0, min(len(all), maxTimelineEvents))
 	for _, e := range all {
-		if e.Role != casefile.RoleOther {
-			kept = append(kept, e)
-		} else if others > 0 {
-			kept = append(kept, e)
-			others--
+		switch {
+		case chosen(e):
+		case n < maxTimelineEvents && bytes+size(e) <= maxTimelineBytes:
+			n, bytes = n+1, bytes+size(e)
+		default:
+			continue
 		}
+		kept = append(kept, e)
 	}
 	d.add("timeline", fmt.Sprintf("%d of %d events", len(kept), len(all)), "the time-stamped events extracted from the page",
-		fmt.Sprintf("the page gives more than %d events: the timeline keeps those with a role and the earliest others", maxTimelineEvents), 1)
+		fmt.Sprintf("the page gives more than %d events or %d KiB of their text: the timeline keeps the chosen events and the earliest others", maxTimelineEvents, maxTimelineBytes>>10), 1)
 	return kept
+}
+
+// jsonLen is at most the length of s as encoding/json writes it (a byte
+// it escapes takes six).
+func jsonLen(s string) int {
+	n := 2
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c < 0x20, c == '"', c == '\\', c == '<', c == '>', c == '&':
+			n += 6
+		default:
+			n++
+		}
+	}
+	return n
 }
 
 // tlMitigatedRe: a clause that tells a mitigation put in place, short of
@@ -58,23 +90,34 @@ type tlEntry struct {
 
 // eventTimeline is the timeline a draft shows: every event of the
 // document in time order, a range as its start and its end, each with the
-// role the drafter gave it. The roles come from the choice chooseTimeline
-// made (ch): the event whose instant and text a chosen moment holds is
-// start, detected or resolved (an event chosen twice keeps the first of
-// these); a partial recovery or mitigation after the start and before the
+// clause around its stamp (the whole text of a status post) and the role
+// the drafter gave it. The roles come from the choice chooseTimeline made
+// (ch): the event whose instant and text a chosen moment holds is start,
+// detected or resolved (an event chosen twice keeps the first of these); a
+// partial recovery or mitigation after the start and before the
 // resolution is mitigated (never the start of a range); the rest are
 // other. An event whose zone is unknown has no instant (At nil); it sorts
 // by its time read as UTC.
 func eventTimeline(events []casefile.Event, ch tlChoice) []casefile.TimelineEvent {
-	entries := timelineEntries(events)
+	prepared := prepareEvents(events)
+	entries := timelineEntries(prepared)
 	for _, c := range []struct {
 		m    *tlMoment
 		role casefile.EventRole
 	}{{ch.start, casefile.RoleStart}, {ch.detected, casefile.RoleDetected}, {ch.resolved, casefile.RoleResolved}} {
-		markChosen(entries, c.m, c.role)
+		markChosen(entries, events, c.m, c.role)
 	}
 	if ch.start != nil {
-		markMitigations(entries, events, ch)
+		for i := range entries {
+			en := &entries[i]
+			if en.Role != casefile.RoleOther || en.opens || en.At == nil || en.At.Before(ch.start.at) ||
+				ch.resolved != nil && !en.At.Before(ch.resolved.at) {
+				continue
+			}
+			if mitigation(&prepared[en.event]) {
+				en.Role = casefile.RoleMitigated
+			}
+		}
 	}
 	slices.SortStableFunc(entries, func(a, b tlEntry) int { return a.key.Compare(b.key) })
 	out := make([]casefile.TimelineEvent, len(entries))
@@ -86,15 +129,19 @@ func eventTimeline(events []casefile.Event, ch tlChoice) []casefile.TimelineEven
 
 // timelineEntries makes an entry of each event, two of a range, all with
 // the role other.
-func timelineEntries(events []casefile.Event) []tlEntry {
-	entries := make([]tlEntry, 0, len(events))
-	for i := range events {
-		e := &events[i]
-		known := knownZone(*e) && !e.At.IsZero()
+func timelineEntries(prepared []tlEvent) []tlEntry {
+	entries := make([]tlEntry, 0, len(prepared))
+	for i := range prepared {
+		e := &prepared[i]
+		known := knownZone(e.Event) && !e.At.IsZero()
 		isRange := e.End != nil && e.End.After(e.At)
+		text := strings.TrimSpace(e.clause)
+		if text == "" {
+			text = e.Text
+		}
 		add := func(at time.Time, opens bool) {
 			te := casefile.TimelineEvent{
-				Local: e.Stamp, Text: e.Text, Role: casefile.RoleOther,
+				Local: e.Stamp, Text: text, Role: casefile.RoleOther,
 				Section: e.Heading, SectionKind: e.Section,
 			}
 			if known {
@@ -112,49 +159,19 @@ func timelineEntries(events []casefile.Event) []tlEntry {
 }
 
 // markChosen gives role to the first entry at the chosen moment's instant
-// with its text, unless that entry already has a role.
-func markChosen(entries []tlEntry, m *tlMoment, role casefile.EventRole) {
+// whose event's text is the moment's source, unless that entry already
+// has a role.
+func markChosen(entries []tlEntry, events []casefile.Event, m *tlMoment, role casefile.EventRole) {
 	if m == nil {
 		return
 	}
 	for i := range entries {
 		te := &entries[i].TimelineEvent
-		if te.At != nil && te.At.Equal(m.at) && te.Text == m.source {
+		if te.At != nil && te.At.Equal(m.at) && events[entries[i].event].Text == m.source {
 			if te.Role == casefile.RoleOther {
 				te.Role = role
 			}
 			return
-		}
-	}
-}
-
-// markMitigations marks the entries between the start and the resolution
-// whose clause tells a mitigation (see mitigation). Clauses are cut only
-// for the texts those entries share (prepareEvents splits a text between
-// all of its stamps).
-func markMitigations(entries []tlEntry, events []casefile.Event, ch tlChoice) {
-	var candidates []int
-	texts := map[string]bool{}
-	for i, en := range entries {
-		if en.Role != casefile.RoleOther || en.opens || en.At == nil || en.At.Before(ch.start.at) ||
-			ch.resolved != nil && !en.At.Before(ch.resolved.at) {
-			continue
-		}
-		candidates = append(candidates, i)
-		texts[en.Text] = true
-	}
-	var subset []casefile.Event
-	at := map[int]int{} // index into events → index into subset
-	for i, e := range events {
-		if texts[e.Text] {
-			at[i] = len(subset)
-			subset = append(subset, e)
-		}
-	}
-	prepared := prepareEvents(subset)
-	for _, i := range candidates {
-		if mitigation(&prepared[at[entries[i].event]]) {
-			entries[i].Role = casefile.RoleMitigated
 		}
 	}
 }

@@ -1,6 +1,8 @@
 package normalize
 
 import (
+	"encoding/json"
+	"strings"
 	"testing"
 	"time"
 
@@ -130,36 +132,73 @@ func TestDraftTimelineEmpty(t *testing.T) {
 	}
 }
 
-// TestDraftTimelineBounded: a page with thousands of events drafts a
-// timeline of at most maxTimelineEvents that keeps the chosen events, and
-// the evidence says how many were left out.
+// TestDraftTimelineBounded: a page with thousands of events, or with
+// events whose texts are long, drafts a timeline within the bounds that
+// keeps the chosen events, and the evidence says how many were left out.
 func TestDraftTimelineBounded(t *testing.T) {
+	tests := []struct {
+		name     string
+		n        int
+		filler   string // text of the events that are neither start nor resolution
+		wantKept string
+	}{
+		{"many events", 2000, "the job queue was checked.", "300 of 2000 events"},
+		{"long texts that JSON escapes", 400, strings.Repeat("<&>", 190), "110 of 400 events"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			doc := testDoc()
+			base := at(t, "2024-03-03T08:00:00Z")
+			for i := range tt.n {
+				stamp := base.Add(time.Duration(i) * time.Minute).Format("2006-01-02 15:04 UTC")
+				text := "At " + stamp + " " + tt.filler
+				switch i {
+				case tt.n / 2:
+					text = "At " + stamp + " errors began for all users."
+				case tt.n/2 + 30:
+					text = "At " + stamp + " service was fully restored."
+				}
+				doc.Events = append(doc.Events, casefile.Event{At: base.Add(time.Duration(i) * time.Minute), Text: text, Stamp: stamp,
+					Zone: "UTC", ZoneWritten: true, Section: casefile.SectionTimeline})
+			}
+			d := mustDraft(t, doc)
+			b, err := json.Marshal(d.Timeline)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(d.Timeline) > maxTimelineEvents || len(b) > maxTimelineBytes {
+				t.Errorf("timeline has %d events in %d bytes of JSON, want at most %d in %d", len(d.Timeline), len(b), maxTimelineEvents, maxTimelineBytes)
+			}
+			roles := map[casefile.EventRole]bool{}
+			for _, e := range d.Timeline {
+				roles[e.Role] = true
+			}
+			if !roles[casefile.RoleStart] || !roles[casefile.RoleResolved] {
+				t.Errorf("kept roles %v, want the start and the resolution kept", roles)
+			}
+			if ev := evidenceOf(t, d, "timeline"); ev.Value != tt.wantKept {
+				t.Errorf("timeline evidence %+v, want %s", ev, tt.wantKept)
+			}
+		})
+	}
+}
+
+// TestDraftTimelineTextIsTheClause: two times in one sentence each get the
+// clause around them, not the whole sentence.
+func TestDraftTimelineTextIsTheClause(t *testing.T) {
 	doc := testDoc()
-	base := at(t, "2024-03-03T08:00:00Z")
-	for i := range 2000 {
-		stamp := base.Add(time.Duration(i) * time.Minute).Format("15:04 UTC")
-		text := "At " + stamp + " the job queue was checked."
-		switch i {
-		case 1000:
-			text = "At " + stamp + " errors began for all users."
-		case 1500:
-			text = "At " + stamp + " service was fully restored."
-		}
-		doc.Events = append(doc.Events, casefile.Event{At: base.Add(time.Duration(i) * time.Minute), Text: text, Stamp: stamp,
-			Zone: "UTC", ZoneWritten: true, Section: casefile.SectionTimeline})
+	const sentence = "Errors began at 10:00 UTC, and service was fully restored at 10:40 UTC."
+	doc.Events = []casefile.Event{
+		ev(t, "2024-03-03T10:00:00Z", "10:00 UTC", sentence, casefile.SectionSummary),
+		ev(t, "2024-03-03T10:40:00Z", "10:40 UTC", sentence, casefile.SectionSummary),
 	}
 	d := mustDraft(t, doc)
-	if len(d.Timeline) != maxTimelineEvents {
-		t.Fatalf("timeline has %d events, want %d", len(d.Timeline), maxTimelineEvents)
-	}
-	roles := map[casefile.EventRole]string{}
+	var got []string
 	for _, e := range d.Timeline {
-		roles[e.Role] = e.Local
+		got = append(got, string(e.Role)+": "+e.Text)
 	}
-	if roles[casefile.RoleStart] != "00:40 UTC" || roles[casefile.RoleResolved] != "09:00 UTC" {
-		t.Errorf("kept roles %v, want the start at 00:40 UTC and the resolution at 09:00 UTC", roles)
-	}
-	if ev := evidenceOf(t, d, "timeline"); ev.Value != "300 of 2000 events" {
-		t.Errorf("timeline evidence %+v, want 300 of 2000 events", ev)
+	want := []string{"start: Errors began at 10:00 UTC", "resolved: and service was fully restored at 10:40 UTC."}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("timeline texts (-want +got):\n%s", diff)
 	}
 }
