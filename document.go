@@ -116,4 +116,7 @@ type Verdict struct {
 	IsPostmortem bool     `json:"is_postmortem"`
 	Score        float64  `json:"score"`
 	Reasons      []string `json:"reasons"`
+	// Rules are the IDs of the verdict rules that counted, in the order of
+	// Reasons (extract's verdictRules).
+	Rules []string `json:"rules"`
 }

@@ -29,6 +29,9 @@ const (
 	PlatformDiscourse    = "discourse"
 	PlatformGitHubReport = "github-availability"
 	PlatformBlog         = "blog"
+	// PlatformStatusUpdates is a status template casefile has no reader
+	// for, read by its update structure (readUpdates).
+	PlatformStatusUpdates = "status-updates"
 )
 
 var (
@@ -192,6 +195,9 @@ func read(pg *page) (reading, error) {
 		}
 		return readGeneric(pg, PlatformIncidentIO)
 	}
+	if r, ok := readUpdates(pg); ok {
+		return r, nil
+	}
 	return readGeneric(pg, PlatformBlog)
 }
 
@@ -285,7 +291,7 @@ func assemble(pg *page, r reading) casefile.Document {
 		}
 	}
 	d.Postmortem = verdict(evidence{synthetic: synthetic,
-		url: pg.orig, title: d.Title, signals: r.signals, sections: d.Sections, events: d.Events,
+		url: pg.orig, title: d.Title, docTitle: docTitle(pg.ix), signals: r.signals, sections: d.Sections, events: d.Events,
 		text: strings.Join(texts[1:], "\n"), paras: paras, links: len(d.Links), listPage: r.listPage,
 	})
 	return d

@@ -214,6 +214,18 @@ func TestVerdictWeighsSignals(t *testing.T) {
 				{Zone: "UTC", At: time.Date(2026, 9, 10, 9, 30, 0, 0, time.UTC)},
 			}, text: body, paras: 10,
 		}, true},
+		{"a short first-person account with a cause and a recovery is one", evidence{
+			url: u("https://blog.example.com/2017/09/12/service-outage/"), title: "2017-09-11: service outage",
+			text: strings.Repeat("We deployed a change at 13:58 and sign-in failed for many users. Our investigation found that a library upgrade caused it. The rollback was done by 14:30 and users could sign in again. We are sorry. ", 3), paras: 4,
+		}, true},
+		{"a page titled as an example is not one", evidence{
+			url: u("https://kb.example.com/examples/incident-state-document/"), title: "Example: incident state document",
+			sections: headings(casefile.SectionTimeline), events: zoned(7), text: body, paras: 6,
+		}, false},
+		{"a Japanese incident report is one", evidence{
+			url: u("https://info.example.jp/maintenance_posts/20171121"), title: "サーバー障害発生のご報告",
+			text: strings.Repeat("プログラムの更新により障害が発生しました。原因は更新の不具合です。差し戻しによりサービスは復旧しました。深くお詫び申し上げます。", 4), paras: 5,
+		}, true},
 		{"a Korean incident report is one", evidence{
 			url: u("http://tech.example.co.kr/view.php?no=1"), title: "[장애 보고] 7월 17일 결제 장애 경위",
 			sections: headings(casefile.SectionTimeline, casefile.SectionRootCause), events: zoned(3),
@@ -226,8 +238,57 @@ func TestVerdictWeighsSignals(t *testing.T) {
 			if got.IsPostmortem != tt.want {
 				t.Errorf("IsPostmortem = %v (score %v, reasons %q), want %v", got.IsPostmortem, got.Score, got.Reasons, tt.want)
 			}
-			if len(got.Reasons) == 0 {
-				t.Error("no reasons given")
+			if len(got.Reasons) == 0 || len(got.Rules) != len(got.Reasons) {
+				t.Errorf("reasons %q for rules %q, want one reason per rule", got.Reasons, got.Rules)
+			}
+		})
+	}
+}
+
+// TestVerdictRulesByID pins which rule decides what: the verdict names the
+// IDs of verdictRules that counted.
+func TestVerdictRulesByID(t *testing.T) {
+	u := func(s string) *url.URL { x, _ := url.Parse(s); return x }
+	long := strings.Repeat("The API failed with errors for an hour. ", 12)
+	tests := []struct {
+		name        string
+		ev          evidence
+		want, never []string
+	}{
+		{"a report title beats an outage title", evidence{title: "Postmortem: search outage on March 3", text: long},
+			[]string{"title-report", "vocabulary"}, []string{"title-outage"}},
+		{"an outage title without a report word", evidence{title: "Site outage and restore from snapshot", text: long},
+			[]string{"title-outage"}, []string{"title-report"}},
+		{"the <title> element counts when the headline says nothing", evidence{title: "Posted by the team", docTitle: "Acme | Site outage on Tuesday", text: long},
+			[]string{"title-outage"}, nil},
+		{"cause and recovery", evidence{title: "What broke", text: "The root cause was a full disk. Service was restored at 10:40 after we freed space. " + long},
+			[]string{"cause-and-recovery"}, nil},
+		{"only the first kind rule counts", evidence{title: "How to run scheduled maintenance: a guide", text: long},
+			[]string{"maintenance"}, []string{"guide"}},
+		{"sample content", evidence{title: "Writing reviews", text: "The following is a sample postmortem from a fictional company.\n" + long},
+			[]string{"sample"}, nil},
+		{"a Japanese page has incident vocabulary", evidence{title: "お知らせ", text: strings.Repeat("サービスに障害が発生しました。", 20)},
+			[]string{"vocabulary"}, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if tt.ev.url == nil {
+				tt.ev.url = u("https://blog.example.com/post")
+			}
+			got := verdict(tt.ev)
+			has := map[string]bool{}
+			for _, id := range got.Rules {
+				has[id] = true
+			}
+			for _, id := range tt.want {
+				if !has[id] {
+					t.Errorf("rule %s did not count; rules %q, reasons %q", id, got.Rules, got.Reasons)
+				}
+			}
+			for _, id := range tt.never {
+				if has[id] {
+					t.Errorf("rule %s counted; rules %q", id, got.Rules)
+				}
 			}
 		})
 	}

@@ -20,16 +20,16 @@ type kindPattern struct {
 // have no word boundaries: "후속 조치" (follow-up actions) must be tried
 // before "조치" (remediation).
 var kindPatterns = []kindPattern{
-	{casefile.SectionTimeline, normalize.MustPattern(`\btime ?lines?\b|\bchronolog|\bsequence of events\b|\bwhat happened\b|\bincident (?:log|history)\b|\bevent log\b|타임라인|경과|경위|시간대별|진행 상황|발생 및 조치 내역`)},
+	{casefile.SectionTimeline, normalize.MustPattern(`\btime ?lines?\b|\bchronolog|\bsequence of events\b|\bwhat happened\b|\bincident (?:log|history)\b|\bevent log\b|타임라인|경과|경위|시간대별|진행 상황|발생 및 조치 내역|経緯|時系列|経過`)},
 	{casefile.SectionTrigger, normalize.MustPattern(`\btrigger(?:s|ed|ing)?\b|촉발|발단`)},
-	{casefile.SectionRootCause, normalize.MustPattern(`\broot[- ]?causes?\b|\bcause[sd]?\b|\bwhy\b|\bcontributing factors?\b|\bwhat went wrong\b|\btechnical (?:details|analysis)\b|\brca\b|원인|발생 이유`)},
-	{casefile.SectionActionItems, normalize.MustPattern(`\baction items?\b|\bfollow[- ]?ups?\b|\bnext steps?\b|\bprevent(?:ion|ive|ing)?\b|\bwhat we(?:'re| are|’re|'ve| have|’ve| will be| will)? ?(?:doing|changing|changed|change|improving|improved|fixing|fixed|learned and changing)\b|\bchanges we(?:'re| are|’re)? mak|\bwhat(?:'s| is)? changing\b|\bwhat(?:'s| is) next\b|\bgoing forward\b|\bfuture (?:work|plans?|improvements?)\b|\bimprovements?\b|\bless likely\b|\bcorrective actions?\b|^(?:\d+\.?\s*)?(?:our |next |planned |follow-up |open )?actions$|\blooking ahead\b|\bmoving forward\b|후속|재발 ?방지|향후|개선|예방`)},
-	{casefile.SectionRemediation, normalize.MustPattern(`\bremediation\b|\bmitigat(?:ion|ed|ing)\b|\bresolution\b|\bresolved?\b|\brecover(?:y|ed|ing)?\b|\bfix(?:es|ed)?\b|\bhow (?:did )?we respond(?:ed)?\b|\bour response\b|\bresponse\b|\brestor(?:ation|ed|ing)\b|조치|복구|대응|해결|복원`)},
-	{casefile.SectionDetection, normalize.MustPattern(`\bdetect(?:ion|ed|ing)?\b|\balert(?:s|ing)?\b|\bhow we (?:found|noticed)\b|\bdiscovery\b|감지|탐지|인지|발견`)},
-	{casefile.SectionImpact, normalize.MustPattern(`\bimpact(?:s|ed)?\b|\baffected\b|\bscope\b|\bblast radius\b|\bcustomer experience\b|\buser experience\b|영향|피해`)},
+	{casefile.SectionRootCause, normalize.MustPattern(`\broot[- ]?causes?\b|\bcause[sd]?\b|\bwhy\b|\bcontributing factors?\b|\bwhat went wrong\b|\btechnical (?:details|analysis)\b|\brca\b|원인|발생 이유|原因`)},
+	{casefile.SectionActionItems, normalize.MustPattern(`\baction items?\b|\bfollow[- ]?ups?\b|\bnext steps?\b|\bprevent(?:ion|ive|ing)?\b|\bwhat we(?:'re| are|’re|'ve| have|’ve| will be| will)? ?(?:doing|changing|changed|change|improving|improved|fixing|fixed|learned and changing)\b|\bchanges we(?:'re| are|’re)? mak|\bwhat(?:'s| is)? changing\b|\bwhat(?:'s| is) next\b|\bgoing forward\b|\bfuture (?:work|plans?|improvements?)\b|\bimprovements?\b|\bless likely\b|\bcorrective actions?\b|^(?:\d+\.?\s*)?(?:our |next |planned |follow-up |open )?actions$|\blooking ahead\b|\bmoving forward\b|\bwhat (?:are|will) we (?:be )?(?:doing|do|changing|change)\b|후속|재발 ?방지|향후|개선|예방|再発防止|今後の対策|対策`)},
+	{casefile.SectionRemediation, normalize.MustPattern(`\bremediation\b|\bmitigat(?:ion|ed|ing)\b|\bresolution\b|\bresolved?\b|\brecover(?:y|ed|ing)?\b|\bfix(?:es|ed)?\b|\bhow (?:did )?we respond(?:ed)?\b|\bour response\b|\bresponse\b|\brestor(?:ation|ed|ing)\b|조치|복구|대응|해결|복원|復旧|対応|対処`)},
+	{casefile.SectionDetection, normalize.MustPattern(`\bdetect(?:ion|ed|ing)?\b|\balert(?:s|ing)?\b|\bhow we (?:found|noticed)\b|\bdiscovery\b|감지|탐지|인지|발견|検知`)},
+	{casefile.SectionImpact, normalize.MustPattern(`\bimpact(?:s|ed)?\b|\baffected\b|\bscope\b|\bblast radius\b|\bcustomer experience\b|\buser experience\b|영향|피해|影響|障害の内容|障害内容`)},
 	{casefile.SectionSymptoms, normalize.MustPattern(`\bsymptoms?\b|증상|현상`)},
 	{casefile.SectionLessons, normalize.MustPattern(`\blessons?\b|\blearn(?:ed|ings?|t)\b|\btakeaways?\b|\bwhat went (?:well|right)\b|\breflections?\b|교훈|배운 ?점|회고`)},
-	{casefile.SectionSummary, normalize.MustPattern(`\bsummary\b|\boverview\b|\bintroduction\b|\bbackground\b|\btl;? ?dr\b|\bexecutive\b|\bincident (?:report|description|details)\b|\bdescription\b|\babout (?:the|this) incident\b|\bcontext\b|요약|개요|배경|개괄|소개`)},
+	{casefile.SectionSummary, normalize.MustPattern(`\bsummary\b|\boverview\b|\bintroduction\b|\bbackground\b|\btl;? ?dr\b|\bexecutive\b|\bincident (?:report|description|details)\b|\bdescription\b|\babout (?:the|this) incident\b|\bcontext\b|요약|개요|배경|개괄|소개|概要`)},
 }
 
 // classify maps a heading to its canonical kind, or SectionOther.

@@ -29,6 +29,7 @@ type signal struct {
 type evidence struct {
 	url      *url.URL
 	title    string
+	docTitle string   // the <title> element, when the title came from elsewhere
 	signals  []signal // the platform reader's own, from structured fields
 	sections []casefile.Section
 	events   []casefile.Event
@@ -53,120 +54,252 @@ var (
 		normalize.MustPattern(`(?i)\blessons learned\b`),
 		normalize.MustPattern(`(?i)\bavailability report\b`),
 		normalize.MustPattern(`장애 ?(?:보고|리포트|회고|분석|원인|사후|경위)|사후 ?분석|포스트 ?모템|장애 (?:발생 )?(?:안내|공지)에 대한|회고`),
+		normalize.MustPattern(`(?i)(?:\d{4}-\d{2}-\d{2}|` + monthNames + `\.? \d{1,2}(?:st|nd|rd|th)?,? \d{4})\b.*\b(?:outage|downtime|disruption|incident|degradation|interruption)s?\b`),
+		normalize.MustPattern(`障害.{0,12}(?:報告|ご報告|報告書|について|のお知らせ|発生)|障害報告|事後報告|第[一二三四1-4１-４]報`),
 	}
+	titleOutage     = normalize.MustPattern(`(?i)\b(?:outages?|downtime|disruptions?|degraded (?:performance|service)|service (?:interruption|issues?)|partial outage|site (?:outage|down)|(?:was|is|went) down)\b|장애|障害|不具合|復旧`)
 	urlPostmortem   = normalize.MustPattern(`(?i)post-?mortem|incident|outage|downtime|disruption|retrospective|root-?cause|\brca\b|/message/`)
 	reBetween       = normalize.MustPattern(`(?i)\b(?:between|from)\b[^.\n]{0,40}?\d{1,2}(?::\d{2}|\s?[ap]\.?m\.?)[^.\n]{0,60}?\b(?:and|to|until|through)\b[^.\n]{0,40}?\d{1,2}(?::\d{2}|\s?[ap]\.?m\.?)`)
-	reApology       = normalize.MustPattern(`(?i)\b(?:we|I)(?: sincerely| deeply| truly| again)? apologi[sz]e|\bwe(?:'re| are|’re)(?: very| truly| deeply| so)? sorry\b|\bour apologies\b|\bapologi[sz]e for\b|(?:^|[.!]\s+)sorry\b|\bsorry for\b|사과(?:드립니다|를 드립니다|드리며)|죄송합니다|불편을 드려`)
-	reIncidentWords = normalize.MustPattern(`(?i)\b(?:outages?|incidents?|downtime|disruptions?|degrad(?:ed|ation)|unavailab(?:le|ility)|errors?|failures?|failed|failing|broke|broken|went down|rolled back|reverted)\b|장애|중단|오류|지연`)
+	reApology       = normalize.MustPattern(`(?i)\b(?:we|I)(?: sincerely| deeply| truly| again)? apologi[sz]e|\bwe(?:'re| are|’re)(?: very| truly| deeply| so)? sorry\b|\bour apologies\b|\bapologi[sz]e for\b|(?:^|[.!]\s+)sorry\b|\bsorry for\b|사과(?:드립니다|를 드립니다|드리며)|죄송합니다|불편을 드려|お詫び|申し訳`)
+	reIncidentWords = normalize.MustPattern(`(?i)\b(?:outages?|incidents?|downtime|disruptions?|degrad(?:ed|ation)|unavailab(?:le|ility)|errors?|failures?|failed|failing|broke|broken|went down|rolled back|reverted)\b|장애|중단|오류|지연|障害|不具合|停止|エラー|遅延|つながりにくい`)
+	reCause         = normalize.MustPattern(`(?i)\broot cause\b|\bcaused by\b|\bthe cause (?:was|of)\b|\b(?:was|were) due to\b|\btriggered by\b|\bwe (?:found|identified|determined|traced|discovered)\b|\bturned out\b|\binvestigation (?:found|showed|revealed|determined)\b|\bthe (?:real|underlying|actual) (?:cause|problem|issue)\b|\bbecause (?:of )?(?:a|an|the|our)\b|원인|原因`)
+	reRecovery      = normalize.MustPattern(`(?i)\b(?:restored|recovered|resolved|mitigated|fixed)\b|\bback (?:up|online|to normal)\b|\b(?:working|available|operational|up) again\b|\b(?:running|flowing|responding|serving|loading)(?: normally)? again\b|\bnormally again\b|\bagain from then\b|\breturned to normal\b|\brolled? (?:it )?back\b|\brollback\b|\breverted\b|\brestore from\b|복구|정상화|해결|復旧|回復|解消`)
+	reSample        = normalize.MustPattern(`(?i)\b(?:this|the following|below) is (?:an? )?(?:example|sample|fictional|hypothetical|made-up)\b|\b(?:example|sample|fictional|hypothetical|made-up|mock) (?:postmortem|post-mortem|incident|outage|timeline)s?\b|\bfor illustration\b|\bfictitious\b`)
 	titleMaintain   = normalize.MustPattern(`(?i)\b(?:scheduled|planned) maintenance\b|\bmaintenance window\b|정기 ?점검|점검 안내`)
 	titleAnnounce   = normalize.MustPattern(`(?i)^(?:introducing|announcing|meet)\b|\bnow (?:generally )?available\b|\bgenerally available\b|\brelease notes\b|\bwhat'?s new\b|\bnew features?\b|\blaunch(?:es|ed|ing)?\b|\bwebinar\b|\bpricing\b|\bchangelog\b|출시|신규 기능`)
-	titleGuide      = normalize.MustPattern(`(?i)\btemplates?\b|\bhow to\b|\bbest practices?\b|\bguide\b|\bchecklist\b|\btutorial\b|\bplaybook\b|\brunbook\b|\bexamples? of\b|\bwriting (?:a |good |better |effective )?post-?mortems?\b|\bpost-?mortem (?:culture|process|meetings?|docs?|documents?)\b|\bblameless\b|\bawesome\b|\bcollection of\b|\blist of\b|작성법|가이드|템플릿`)
+	titleGuide      = normalize.MustPattern(`(?i)^(?:examples?|samples?)\b|\btemplates?\b|\bhow to\b|\bbest practices?\b|\bguide\b|\bchecklist\b|\btutorial\b|\bplaybook\b|\brunbook\b|\bexamples? of\b|\bwriting (?:a |good |better |effective )?post-?mortems?\b|\bpost-?mortem (?:culture|process|meetings?|docs?|documents?)\b|\bblameless\b|\bawesome\b|\bcollection of\b|\blist of\b|작성법|가이드|템플릿`)
 	titleList       = normalize.MustPattern(`(?i)\b(?:incident|status) history\b|\barchives?\b|^tag:|^category:|^posts? tagged\b|^tagged\b|\bpage \d+\b|\ball posts\b`)
 	titleDigest     = normalize.MustPattern(`(?i)\b(?:digest|newsletter|round-?up|this week in|weekly (?:links|reading|review))\b|\bissue (?:no\.? ?)?#?\d+\b`)
 	titleJunk       = normalize.MustPattern(`(?i)^(?:redirecting|just a moment|attention required|access denied|403 forbidden|404\b|page not found|not found|error\b|captcha|are you a robot|wayback machine|loading|sign in|log in|please wait|checking your browser|security check|blocked)|\bwayback machine\b|\bpage not found\b`)
 )
 
-// verdict scores the evidence. Each reason names its signal and weight.
-func verdict(ev evidence) casefile.Verdict {
-	var sig []signal
-	add := func(w float64, reason string) { sig = append(sig, signal{w, reason}) }
-	sig = append(sig, ev.signals...)
+// verdictRule is one row of the postmortem classifier: an ID the verdict's
+// reasons and tests name, and a test that returns the rule's weight and
+// what it saw (weight 0: the rule does not apply). Rules run in order; a
+// rule in a group stops the later rules of that group.
+type verdictRule struct {
+	ID    string
+	Group string
+	Test  func(v *verdictInput) (float64, string)
+}
 
-	title := strings.TrimSpace(ev.title)
-	for _, re := range titlePostmortem {
-		if m := re.FindString(title); m != "" {
-			add(2, "title says "+strconv.Quote(strings.ToLower(m)))
-			break
-		}
-	}
-	if ev.url != nil {
-		if m := urlPostmortem.FindString(ev.url.Path); m != "" {
-			add(0.5, "url says "+strconv.Quote(strings.ToLower(strings.Trim(m, "/"))))
-		}
-	}
+// verdictInput is the evidence with what several rules share worked out once.
+type verdictInput struct {
+	evidence
+	title string // trimmed
+	lower string // the text, lower-cased
+	runes int
+}
 
+// verdictRules is the classifier, in order. Weights: a title or a
+// platform's structured field that says "postmortem" counts most; headings,
+// zoned times and an account of cause and recovery add up; list pages,
+// guides, maintenance and empty pages count against.
+var verdictRules = []verdictRule{
+	{"title-report", "title", func(v *verdictInput) (float64, string) {
+		for _, title := range v.titles() {
+			for _, re := range titlePostmortem {
+				if m := re.FindString(title); m != "" {
+					return 2, "title says " + strconv.Quote(strings.ToLower(m))
+				}
+			}
+		}
+		return 0, ""
+	}},
+	{"title-outage", "title", func(v *verdictInput) (float64, string) {
+		for _, title := range v.titles() {
+			if m := titleOutage.FindString(title); m != "" {
+				return 1, "title names an outage: " + strconv.Quote(strings.ToLower(m))
+			}
+		}
+		return 0, ""
+	}},
+	{"url-words", "", func(v *verdictInput) (float64, string) {
+		if v.url != nil {
+			if m := urlPostmortem.FindString(v.url.Path); m != "" {
+				return 0.5, "url says " + strconv.Quote(strings.ToLower(strings.Trim(m, "/")))
+			}
+		}
+		return 0, ""
+	}},
+	{"headings", "", func(v *verdictInput) (float64, string) {
+		kinds := postmortemHeadings(v.sections, v.synthetic)
+		if len(kinds) == 0 {
+			return 0, ""
+		}
+		return math.Min(0.75*float64(len(kinds)), 3), "postmortem headings: " + strings.Join(kinds, ", ")
+	}},
+	{"zoned-times", "", func(v *verdictInput) (float64, string) {
+		zoned := 0
+		for _, e := range v.events {
+			if e.Zone != "" {
+				zoned++
+			}
+		}
+		if zoned >= 3 {
+			return 1, strconv.Itoa(zoned) + " times with a zone"
+		}
+		return 0, ""
+	}},
+	{"range", "", func(v *verdictInput) (float64, string) {
+		for _, e := range v.events {
+			if e.End != nil {
+				return 0.5, `a "between X and Y" range`
+			}
+		}
+		// The regular expressions run only on the lines that hold their key
+		// words: over a whole page they cost more than the rest of the verdict.
+		if anyLine(v.lower, []string{"between", "from"}, reBetween) {
+			return 0.5, `a "between X and Y" range`
+		}
+		return 0, ""
+	}},
+	{"apology", "", func(v *verdictInput) (float64, string) {
+		if anyLine(v.lower, apologyWords, reApology) {
+			return 0.5, "an apology"
+		}
+		return 0, ""
+	}},
+	{"cause-and-recovery", "", func(v *verdictInput) (float64, string) {
+		cause, recovery := anyLine(v.lower, causeWords, reCause), anyLine(v.lower, recoveryWords, reRecovery)
+		switch {
+		case cause && recovery:
+			return 1, "an account of a cause and a recovery"
+		case cause:
+			return 0.5, "a stated cause"
+		}
+		return 0, ""
+	}},
+	{"vocabulary", "", func(v *verdictInput) (float64, string) {
+		if anyLine(v.lower, incidentWords, reIncidentWords) || reIncidentWords.MatchString(v.title) {
+			return 0.5, "incident vocabulary"
+		}
+		if v.runes > 0 {
+			return -1, "no incident vocabulary"
+		}
+		return 0, ""
+	}},
+	{"junk-title", "kind", titleRule(titleJunk, -6, "junk title")},
+	{"maintenance", "kind", titleRule(titleMaintain, -4, "scheduled maintenance")},
+	{"guide", "kind", titleRule(titleGuide, -6, "a guide or template, not an incident")},
+	{"announcement", "kind", titleRule(titleAnnounce, -3, "a product announcement")},
+	// A deep link into a history page has the history's <title> above one
+	// incident: only the page's own title says it is a list.
+	{"list-title", "kind", func(v *verdictInput) (float64, string) {
+		if titleList.MatchString(v.title) {
+			return -3, "a list page"
+		}
+		return 0, ""
+	}},
+	{"digest", "kind", titleRule(titleDigest, -3, "a newsletter or digest issue")},
+	{"sample", "", func(v *verdictInput) (float64, string) {
+		if anyLine(v.lower, sampleWords, reSample) {
+			return -3, "says it is a sample or fictional incident"
+		}
+		return 0, ""
+	}},
+	{"several-incidents", "", func(v *verdictInput) (float64, string) {
+		if days, span := eventDays(v.events); days >= 3 && span > 7 {
+			return -2, "times on " + strconv.Itoa(days) + " days over " + strconv.Itoa(span) + " days: several incidents"
+		}
+		return 0, ""
+	}},
+	{"docs-page", "", func(v *verdictInput) (float64, string) {
+		if v.url != nil && (strings.HasPrefix(strings.ToLower(v.url.Hostname()), "docs.") || strings.Contains(v.url.Path, "/docs/")) {
+			return -2, "a documentation page"
+		}
+		return 0, ""
+	}},
+	{"list-page", "", func(v *verdictInput) (float64, string) {
+		switch {
+		case v.listPage != "":
+			return -5, "a list page: " + v.listPage
+		case v.links >= 25 && v.links > 2*v.paras:
+			return -3, "a list page: " + strconv.Itoa(v.links) + " links, " + strconv.Itoa(v.paras) + " paragraphs"
+		}
+		return 0, ""
+	}},
+	{"length", "", func(v *verdictInput) (float64, string) {
+		switch {
+		case v.runes < 80:
+			return -5, "empty page"
+		case v.runes < 300:
+			return -2, "little text"
+		}
+		return 0, ""
+	}},
+}
+
+// titles are the titles the title rules read: the page's title and, when
+// that came from elsewhere (a headline, og:title), its <title> element.
+func (v *verdictInput) titles() []string {
+	if t := strings.TrimSpace(v.docTitle); t != "" && t != v.title {
+		return []string{v.title, t}
+	}
+	return []string{v.title}
+}
+
+// titleRule is a rule that counts weight when re matches the title.
+func titleRule(re *normalize.Pattern, weight float64, reason string) func(*verdictInput) (float64, string) {
+	return func(v *verdictInput) (float64, string) {
+		for _, title := range v.titles() {
+			if re.MatchString(title) {
+				if weight <= -6 {
+					return weight, reason + " " + strconv.Quote(title)
+				}
+				return weight, reason
+			}
+		}
+		return 0, ""
+	}
+}
+
+// postmortemHeadings lists the postmortem section kinds that have a heading
+// of the page's own (not one a reader made up), once each.
+func postmortemHeadings(sections []casefile.Section, synthetic map[string]bool) []string {
 	var kinds []string
 	seen := map[casefile.SectionKind]bool{}
-	for _, s := range ev.sections {
+	for _, s := range sections {
 		switch s.Kind {
 		case casefile.SectionTimeline, casefile.SectionRootCause, casefile.SectionImpact, casefile.SectionDetection,
 			casefile.SectionRemediation, casefile.SectionActionItems, casefile.SectionLessons, casefile.SectionTrigger,
 			casefile.SectionSymptoms:
-			if s.Heading != "" && !ev.synthetic[s.Heading] && !seen[s.Kind] {
+			if s.Heading != "" && !synthetic[s.Heading] && !seen[s.Kind] {
 				seen[s.Kind] = true
 				kinds = append(kinds, string(s.Kind))
 			}
 		}
 	}
-	if len(kinds) > 0 {
-		add(math.Min(0.75*float64(len(kinds)), 3), "postmortem headings: "+strings.Join(kinds, ", "))
-	}
+	return kinds
+}
 
-	zoned := 0
-	ranged := false
-	for _, e := range ev.events {
-		if e.Zone != "" {
-			zoned++
+// verdict scores the evidence: the reader's signals (rule ID "reader"),
+// then verdictRules. Each reason says what its rule saw and its weight.
+func verdict(ev evidence) casefile.Verdict {
+	in := &verdictInput{evidence: ev, title: strings.TrimSpace(ev.title), lower: strings.ToLower(ev.text), runes: utf8.RuneCountInString(ev.text)}
+	v := casefile.Verdict{Reasons: []string{}, Rules: []string{}}
+	count := func(id string, w float64, why string) {
+		v.Score += w
+		v.Rules = append(v.Rules, id)
+		v.Reasons = append(v.Reasons, why+" ("+formatWeight(w)+")")
+	}
+	// The platform reader's own signals, from structured fields, come first.
+	for _, s := range ev.signals {
+		count("reader", s.weight, s.reason)
+	}
+	done := map[string]bool{}
+	for _, r := range verdictRules {
+		if r.Group != "" && done[r.Group] {
+			continue
 		}
-		if e.End != nil {
-			ranged = true
+		w, why := r.Test(in)
+		if w == 0 {
+			continue
 		}
-	}
-	if zoned >= 3 {
-		add(1, strconv.Itoa(zoned)+" times with a zone")
-	}
-	// The regular expressions run only on the lines that hold their key
-	// words: over a whole page they cost more than the rest of the verdict.
-	lower := strings.ToLower(ev.text)
-	if ranged || anyLine(lower, []string{"between", "from"}, reBetween) {
-		add(0.5, `a "between X and Y" range`)
-	}
-	if anyLine(lower, []string{"apolog", "sorry", "사과", "죄송", "불편을"}, reApology) {
-		add(0.5, "an apology")
-	}
-	runes := utf8.RuneCountInString(ev.text)
-	if anyLine(lower, incidentWords, reIncidentWords) || reIncidentWords.MatchString(title) {
-		add(0.5, "incident vocabulary")
-	} else if runes > 0 {
-		add(-1, "no incident vocabulary")
-	}
-
-	switch {
-	case titleJunk.MatchString(title):
-		add(-6, "junk title "+strconv.Quote(title))
-	case titleMaintain.MatchString(title):
-		add(-4, "scheduled maintenance")
-	case titleGuide.MatchString(title):
-		add(-6, "a guide or template, not an incident")
-	case titleAnnounce.MatchString(title):
-		add(-3, "a product announcement")
-	case titleList.MatchString(title):
-		add(-3, "a list page")
-	case titleDigest.MatchString(title):
-		add(-3, "a newsletter or digest issue")
-	}
-	if days, span := eventDays(ev.events); days >= 3 && span > 7 {
-		add(-2, "times on "+strconv.Itoa(days)+" days over "+strconv.Itoa(span)+" days: several incidents")
-	}
-	if ev.url != nil && (strings.HasPrefix(strings.ToLower(ev.url.Hostname()), "docs.") || strings.Contains(ev.url.Path, "/docs/")) {
-		add(-2, "a documentation page")
-	}
-	if ev.listPage != "" {
-		add(-5, "a list page: "+ev.listPage)
-	} else if ev.links >= 25 && ev.links > 2*ev.paras {
-		add(-3, "a list page: "+strconv.Itoa(ev.links)+" links, "+strconv.Itoa(ev.paras)+" paragraphs")
-	}
-	switch {
-	case runes < 80:
-		add(-5, "empty page")
-	case runes < 300:
-		add(-2, "little text")
-	}
-
-	v := casefile.Verdict{Reasons: []string{}}
-	for _, s := range sig {
-		v.Score += s.weight
-		v.Reasons = append(v.Reasons, s.reason+" ("+formatWeight(s.weight)+")")
+		if r.Group != "" {
+			done[r.Group] = true
+		}
+		count(r.ID, w, why)
 	}
 	v.Score = math.Round(v.Score*100) / 100
 	v.IsPostmortem = v.Score >= postmortemThreshold
@@ -181,8 +314,14 @@ func formatWeight(w float64) string {
 	return s
 }
 
-// incidentWords are the stems reIncidentWords looks for.
-var incidentWords = []string{"outage", "incident", "downtime", "disruption", "degrad", "unavailab", "error", "fail", "broke", "went down", "rolled back", "reverted", "장애", "중단", "오류", "지연"}
+// Key words: a line is tried against a pattern only when it holds one.
+var (
+	incidentWords = []string{"outage", "incident", "downtime", "disruption", "degrad", "unavailab", "error", "fail", "broke", "went down", "rolled back", "reverted", "장애", "중단", "오류", "지연", "障害", "不具合", "停止", "エラー", "遅延", "つながりにくい"}
+	apologyWords  = []string{"apolog", "sorry", "사과", "죄송", "불편을", "お詫び", "申し訳"}
+	causeWords    = []string{"cause", "due to", "triggered", "we found", "we identified", "we determined", "we traced", "we discovered", "turned out", "investigation", "because", "원인", "原因"}
+	recoveryWords = []string{"restor", "recover", "resolv", "mitigat", "fixed", "back ", "again", "normal", "roll", "revert", "복구", "정상화", "해결", "復旧", "回復", "解消"}
+	sampleWords   = []string{"example", "sample", "fictional", "hypothetical", "made-up", "mock", "illustration", "fictitious"}
+)
 
 // anyLine reports whether re matches a line of text (lower-cased) that
 // holds one of the key words.

@@ -690,7 +690,7 @@ func cleanItem(s string) string {
 }
 
 // promiseRe finds sentences that promise work.
-var promiseRe = MustPattern(`(?i)\b(?:we|we're|we’re|we've|we’ve|our teams?|engineers?|the team)\s+(?:will|shall|are|have (?:begun|started)|plan|intend|'re|'ll|’ll)\b|\bwill be\b|\bis being\b|\bare being\b|\bplanned\b|\bin progress\b|겠습니다|예정|계획|한다\.?$|하겠다|것이다`)
+var promiseRe = MustPattern(`(?i)\bI(?:'ll|’ll| will| plan| intend)\b|\b(?:we|we're|we’re|we've|we’ve|our teams?|engineers?|the team)\s+(?:will|shall|are|have (?:begun|started)|plan|intend|'re|'ll|’ll)\b|\bwill be\b|\bis being\b|\bare being\b|\bplanned\b|\bin progress\b|겠습니다|예정|계획|한다\.?$|하겠다|것이다|します。?$|してまいります|いたします|予定`)
 
 // items makes remediation or action items: one per list item of the
 // sections of kind k; from a section with prose only, one per sentence
@@ -743,6 +743,11 @@ func (d *drafter) items(field string, k casefile.SectionKind, promises bool) []c
 		}
 	}
 	if len(out) == 0 && promises {
+		for _, it := range listedActions(d.doc.Sections) {
+			push(it, it, "list item saying what the organisation changed or will change, in a section without an action-items heading", 0.4)
+		}
+	}
+	if len(out) == 0 && promises {
 		// No action-items section: promises made in the prose ("To keep
 		// this from happening again, we are changing X, adding Y and …").
 		for _, p := range d.paragraphs(casefile.SectionSummary, casefile.SectionTitle, casefile.SectionRootCause,
@@ -777,6 +782,37 @@ func (d *drafter) items(field string, k casefile.SectionKind, promises bool) []c
 	}
 	return out
 }
+
+// listedActions returns the items of the summary and untitled sections
+// lists in which every item says what the organisation did or will do
+// ("We found … and removed that dependency.", "We keep improving …"): a
+// write-up without an action-items heading often ends with such a list.
+// Lists of two items or fewer, or with an item of another subject, are not
+// taken.
+func listedActions(sections []casefile.Section) []string {
+	for _, s := range sections {
+		if s.Kind != casefile.SectionSummary && s.Kind != casefile.SectionOther || len(s.Items) < 2 {
+			continue
+		}
+		all := true
+		for _, it := range s.Items {
+			if !weRe.MatchString(it) || !actionVerbRe.MatchString(it) {
+				all = false
+				break
+			}
+		}
+		if all {
+			return s.Items
+		}
+	}
+	return nil
+}
+
+// weRe: the organisation speaks of itself.
+var weRe = MustPattern(`(?i)\b(?:we|we've|we’ve|we're|we’re|we'll|we’ll|our teams?)\b`)
+
+// actionVerbRe: a verb of change, done or promised.
+var actionVerbRe = MustPattern(`(?i)\b(?:add(?:ed|ing)?|chang(?:ed|ing|e)|remov(?:ed|ing|e)|improv(?:ed|ing|e)|introduc(?:ed|ing|e)|updat(?:ed|ing|e)|replac(?:ed|ing|e)|build(?:ing)?|built|mov(?:ed|ing|e)|automat(?:ed|ing|e)|review(?:ed|ing)?|audit(?:ed|ing)?|expand(?:ed|ing)?|separat(?:ed|ing|e)|split(?:ting)?|fix(?:ed|ing)?|implement(?:ed|ing)?|will|are working|plan)\b`)
 
 // Prevention sentences in prose: what the organisation is changing.
 var (

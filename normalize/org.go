@@ -209,6 +209,7 @@ var siteNameSuffixes = map[string]bool{
 	"ltd": true, "ltd.": true, "llc": true, "corp": true, "corp.": true, "gmbh": true,
 	"newsletter": true, "dispatch": true, "digest": true, "weekly": true, "bulletin": true,
 	"techblog": true, "devblog": true, "기술블로그": true, "블로그": true, "기술": true,
+	"support": true, "help": true, "center": true, "centre": true, "faq": true, "kb": true,
 }
 
 // siteNamePrefixes are leading phrases of the same kind ("The Cloudflare
@@ -224,6 +225,11 @@ var siteNamePrefixes = [][]string{
 // "GitHub Status" → "GitHub", "Engineering at Meta" → "Meta"). It returns
 // "" when nothing is left.
 func CleanSiteName(s string) string {
+	// A mailing list's address ("announce@lists.example.org") names the
+	// organisation by its domain.
+	if _, domain, ok := strings.Cut(strings.TrimSpace(s), "@"); ok && !strings.ContainsAny(domain, " @") && strings.Contains(domain, ".") {
+		return nameFromDomain(strings.ToLower(domain))
+	}
 	for _, p := range siteNameSplitRe.Split(strings.TrimSpace(s), -1) {
 		if t := trimSiteName(p); t != "" {
 			return t
@@ -399,7 +405,7 @@ var (
 	}
 	statusPlatforms = map[string]bool{
 		"statuspage": true, "gcp-status": true, "gcp-status-old": true, "aws-summary": true,
-		"incident-io": true, "instatus": true, "azure-status": true,
+		"incident-io": true, "instatus": true, "azure-status": true, "status-updates": true,
 	}
 	// statusHostRe: status.example.com, example-status.com, examplestatus.io.
 	statusHostRe = regexp.MustCompile(`(?:^|\.)status\.|(?:^|[.-])[a-z0-9-]*status\.[a-z]+$`)
@@ -416,6 +422,10 @@ func hostListMatch(host, path string, list []string) bool {
 	}
 	return false
 }
+
+// mailArchivePath is the address of a message in a mailing list's archive
+// (MHonArc, Pipermail, Mailman).
+var mailArchivePath = regexp.MustCompile(`/(?:pipermail|mailman|hyperkitty|archives?/(?:html|list))/|/msg\d+\.html?$|/\d{4}-\w+/\d+\.html?$`)
 
 // SourceKind returns the case's source kind for a page: official-status
 // for status pages and provider incident summaries (by platform or host),
@@ -453,6 +463,10 @@ func SourceKind(host, platform string) string {
 		return "official-status"
 	case strings.HasPrefix(h, "community.") || strings.HasPrefix(h, "forum.") || strings.HasPrefix(h, "forums.") ||
 		strings.HasPrefix(h, "discuss.") || strings.HasPrefix(h, "discourse.") || strings.HasPrefix(h, "lists."):
+		return "forum"
+	case mailArchivePath.MatchString(lp):
+		// A mailing list's archive (MHonArc, Pipermail, Mailman): the list is
+		// where the organisation told its users.
 		return "forum"
 	case strings.HasPrefix(h, "bugs.") || strings.HasPrefix(h, "bugzilla.") || strings.HasPrefix(h, "issues."):
 		return "repo"

@@ -40,6 +40,9 @@ func TestCleanSiteName(t *testing.T) {
 		{"a separator with the name second", "Blog - Honeycomb", "Honeycomb"},
 		{"a legal form goes", "Example, Inc.", "Example"},
 		{"a plain name stays", "Monzo", "Monzo"},
+		{"a community support forum's name loses its section words", "Acme Community Support", "Acme"},
+		{"a help centre", "Acme Help Center", "Acme"},
+		{"a mailing list's address names the domain", "announce@lists.acme.org", "Acme"},
 		{"only affixes leave nothing", "Engineering Blog", ""},
 		{"the name of a company that ends in Services stays", "Amazon Web Services", "Amazon Web Services"},
 	}
@@ -99,6 +102,9 @@ func TestPageOwner(t *testing.T) {
 func TestSourceKind(t *testing.T) {
 	tests := []struct{ name, host, platform, want string }{
 		{"a Statuspage template", "status.example.com", "statuspage", "official-status"},
+		{"a mailing-list archive message", "https://mail.example.com/example-announce/msg00008.html", "", "forum"},
+		{"a Pipermail archive", "https://example.org/pipermail/users/2019-May/000123.html", "", "forum"},
+		{"a status template without a reader", "https://example-status.com/incident.php?id=1", "status-updates", "official-status"},
 		{"the GCP status template", "status.cloud.google.com", "gcp-status-old", "official-status"},
 		{"a status host without a template", "https://status.heroku.com/incidents/151", "", "official-status"},
 		{"a vendor status domain", "www.githubstatus.com", "", "official-status"},

@@ -124,7 +124,7 @@ func TestCasesReviewerDefaultsToTheEnvironmentOrTheOSUser(t *testing.T) {
 			t.Setenv("CASEFILE_REVIEWER", tt.env)
 			t.Setenv("USER", tt.user)
 			dir := storeWithCase(t, "Example", "A title")
-			if code, _, stderr := runCLI(t, "cases", "approve", "IL-0001", "--data", dir); code != 0 {
+			if code, _, stderr := runCLI(t, "cases", "approve", "IL-0001", "--version", "1", "--data", dir); code != 0 {
 				t.Fatalf("approve: exit %d: %s", code, stderr)
 			}
 			code, stdout, stderr := runCLI(t, "cases", "export", "--data", dir)

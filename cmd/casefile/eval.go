@@ -209,6 +209,11 @@ func evaluate(ctx context.Context, corpus fs.FS) (*evalReport, error) {
 
 	rep := &evalReport{Fields: map[string]tally{}}
 	for _, c := range cases {
+		// Two cases may be two write-ups of one incident at one address:
+		// each is served again just before it is drafted.
+		if err := serveCase(proxy, corpus, c); err != nil {
+			return nil, fmt.Errorf("eval: %w", err)
+		}
 		res, err := drafter.Draft(ctx, httpForm(c.meta.URL))
 		cr := scoreCase(c.name, c.expected, res, err)
 		for _, ch := range cr.Checks {
