@@ -1146,6 +1146,9 @@ type tlChoice struct {
 	resolvedAfterEv           casefile.Evidence
 	ignoredNote               string
 	detectedNote              string
+	// events are the document's events as the rules read them
+	// (prepareEvents), in the document's order, for eventTimeline.
+	events []tlEvent
 }
 
 // knownZone reports whether an event's zone was written or inherited.
@@ -1384,6 +1387,7 @@ func isExplicitStart(e *tlEvent) bool {
 func chooseTimeline(doc casefile.Document) tlChoice {
 	var ch tlChoice
 	all := prepareEvents(doc.Events)
+	ch.events = all
 	var evs []tlEvent
 	var unknownZone, dateOnly []string
 	for _, e := range all {

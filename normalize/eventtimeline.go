@@ -99,7 +99,10 @@ type tlEntry struct {
 // other. An event whose zone is unknown has no instant (At nil); it sorts
 // by its time read as UTC.
 func eventTimeline(events []casefile.Event, ch tlChoice) []casefile.TimelineEvent {
-	prepared := prepareEvents(events)
+	prepared := ch.events
+	if len(prepared) != len(events) {
+		prepared = prepareEvents(events)
+	}
 	entries := timelineEntries(prepared)
 	for _, c := range []struct {
 		m    *tlMoment
