@@ -94,6 +94,11 @@ type StoredCase struct {
 	RejectReason string     `json:"reject_reason,omitempty"`
 	CreatedAt    time.Time  `json:"created_at"`
 	UpdatedAt    time.Time  `json:"updated_at"`
+
+	// Timeline is the page's timeline as the draft of this version read it
+	// (see Draft.Timeline), [] when the page gave none. Case reads it;
+	// Cases leaves it out (nil, not written in JSON): lists stay small.
+	Timeline []TimelineEvent `json:"timeline,omitzero"`
 }
 
 // CaseFilter selects cases; zero fields select all.
@@ -192,9 +197,9 @@ type Store interface {
 	// DeadLetters lists up to limit dead letters, newest first (limit <= 0:
 	// the default of 100).
 	DeadLetters(ctx context.Context, limit int) ([]DeadLetter, error)
-	// Cases lists cases, newest first.
+	// Cases lists cases, newest first, without their timelines.
 	Cases(ctx context.Context, f CaseFilter) ([]StoredCase, error)
-	// Case returns one case by its IL id.
+	// Case returns one case by its IL id, with its timeline.
 	Case(ctx context.Context, id string) (StoredCase, error)
 	// SetStatus records a review decision on the given version of a case;
 	// an ErrConflict error when that version is no longer the current one.

@@ -79,11 +79,12 @@ const maxEventText = 600
 // own instant; their declarations do not leak into the rows after them. A
 // date without a time of day written more than a day before the day the
 // text already tells is background (the cause's history) and dates only
-// its own sentence.
-func timeline(blocks []block, kinds []casefile.SectionKind, env timeEnv) []casefile.Event {
+// its own sentence. kinds and heads are the section kind and heading of
+// each block (see segment).
+func timeline(blocks []block, kinds []casefile.SectionKind, heads []string, env timeEnv) []casefile.Event {
 	r := &timelineReader{env: env, carried: env, told: map[string]time.Time{}, events: []casefile.Event{}}
 	for i, b := range blocks {
-		r.block(b, kinds[i])
+		r.block(b, kinds[i], heads[i])
 	}
 	return r.events
 }
@@ -107,6 +108,8 @@ type timelineReader struct {
 type blockScan struct {
 	b    block
 	kind casefile.SectionKind
+	// heading is the heading of the block's section.
+	heading string
 	// local is the date and zone in force; scanned what the block began
 	// with.
 	local, scanned timeEnv
@@ -124,11 +127,11 @@ type blockScan struct {
 }
 
 // block reads the events of one block.
-func (r *timelineReader) block(b block, kind casefile.SectionKind) {
+func (r *timelineReader) block(b block, kind casefile.SectionKind, heading string) {
 	if b.at != nil {
 		r.events = append(r.events, casefile.Event{
 			At: b.at.UTC(), Text: clip(oneLine(b.text)), Stamp: b.stamp, Zone: b.zone,
-			ZoneWritten: b.zoneWritten, Section: kind, Status: b.status,
+			ZoneWritten: b.zoneWritten, Section: kind, Heading: heading, Status: b.status,
 		})
 	}
 	if b.reset {
@@ -147,7 +150,7 @@ func (r *timelineReader) block(b block, kind casefile.SectionKind) {
 	if b.at == nil && byline(b.text) {
 		return // "Posted by … 2018.07.20 11:30": the post's own date
 	}
-	bs := &blockScan{b: b, kind: kind, local: r.blockEnv(b), sentences: sentenceSpans(b.text, b.kind != blockPara)}
+	bs := &blockScan{b: b, kind: kind, heading: heading, local: r.blockEnv(b), sentences: sentenceSpans(b.text, b.kind != blockPara)}
 	bs.scanned = bs.local
 	for _, s := range normalize.ScanTimes(b.text, bs.scanned.ctx()) {
 		r.stamp(bs, s)
@@ -221,6 +224,7 @@ func (r *timelineReader) stamp(bs *blockScan, s normalize.Stamp) {
 		Stamp:       oneLine(s.Text),
 		ZoneWritten: s.ZoneWritten,
 		Section:     bs.kind,
+		Heading:     bs.heading,
 	}
 	if s.ZoneKnown {
 		ev.Zone = s.ZoneName

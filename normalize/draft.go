@@ -60,7 +60,9 @@ const (
 // "impact.scope", "impact.users", "impact.region", "root_cause",
 // "symptoms", "contributing", "components", "domain", "remediation",
 // "action_items" and "docs" (one entry per slug, item or link; an entry
-// with an empty Value says why a field is empty).
+// with an empty Value says why a field is empty). The draft's Timeline
+// lists the document's events with the roles this choice gave them (see
+// eventTimeline).
 //
 // Draft fails with casefile.ErrNotPostmortem when the document's verdict
 // says it is not a postmortem or no incident date can be found at all (the
@@ -106,6 +108,7 @@ func Draft(doc casefile.Document) (casefile.Draft, error) {
 	// Timeline and date.
 	tl := chooseTimeline(doc)
 	d.timelineEvidence(tl)
+	events := d.timeline(tl)
 	date, err := d.date(tl)
 	if err != nil {
 		return casefile.Draft{}, err
@@ -142,7 +145,7 @@ func Draft(doc casefile.Document) (casefile.Draft, error) {
 	// validates the case it stores, after it fills in the source and
 	// archive links; a second run of the schema here cost about a fifth of
 	// drafting.
-	return casefile.Draft{Case: c, Evidence: d.ev}, nil
+	return casefile.Draft{Case: c, Evidence: d.ev, Timeline: events}, nil
 }
 
 // drafter carries the document and the evidence gathered so far.
@@ -1162,7 +1165,9 @@ type tlEvent struct {
 	post bool
 }
 
-// tlMoment is a chosen instant with the evidence behind it.
+// tlMoment is a chosen instant with the evidence behind it. source is the
+// Text of the event chosen (eventTimeline finds that event by its text and
+// the instant), or the sentence of a stated duration.
 type tlMoment struct {
 	at     time.Time
 	source string
@@ -1182,6 +1187,9 @@ type tlChoice struct {
 	resolvedAfterEv           casefile.Evidence
 	ignoredNote               string
 	detectedNote              string
+	// events are the document's events as the rules read them
+	// (prepareEvents), in the document's order, for eventTimeline.
+	events []tlEvent
 }
 
 // knownZone reports whether an event's zone was written or inherited.

@@ -247,7 +247,8 @@ func (r tlRule) moment(at time.Time, e *tlEvent) *tlMoment {
 func chooseTimeline(doc casefile.Document) tlChoice {
 	var ch tlChoice
 	c := &tlContext{}
-	c.evs, ch.ignoredNote = usableEvents(doc.Events)
+	ch.events = prepareEvents(doc.Events)
+	c.evs, ch.ignoredNote = usableEvents(ch.events)
 	c.firstPost = firstStatusPost(c.evs)
 	c.start = c.apply(startPasses)
 	if c.start == nil {
@@ -272,10 +273,10 @@ func chooseTimeline(doc casefile.Document) tlChoice {
 
 // usableEvents returns the events the rules read, in time order, and a note
 // on the events left out for want of a zone or a time of day.
-func usableEvents(events []casefile.Event) ([]tlEvent, string) {
+func usableEvents(prepared []tlEvent) ([]tlEvent, string) {
 	var evs []tlEvent
 	var unknownZone, dateOnly []string
-	for _, e := range prepareEvents(events) {
+	for _, e := range prepared {
 		switch {
 		case e.At.IsZero():
 		case !e.post && tlFutureRe.MatchString(e.clause), !e.post && tlIgnoredSections[e.Section] && promiseRe.MatchString(e.clause):
