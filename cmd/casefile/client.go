@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"strconv"
 	"strings"
 	"time"
 
@@ -20,6 +21,8 @@ type apiClient struct {
 	server string
 	token  string
 	http   *http.Client
+	// notReadyWait: see defaultNotReadyWait (0 takes it).
+	notReadyWait time.Duration
 }
 
 func (c *apiClient) register(cmd *cobra.Command) {
@@ -42,10 +45,36 @@ func (c *apiClient) submission(ctx context.Context, id int64) (casefile.Submissi
 	return s, err
 }
 
+// defaultNotReadyWait bounds how long a request waits for a server that
+// answers 503 with Retry-After (a serve still connecting to NATS): it
+// refused the request before taking anything, so sending it again is safe.
+const defaultNotReadyWait = 30 * time.Second
+
 func (c *apiClient) do(ctx context.Context, method, path string, body []byte, out any) error {
+	wait := c.notReadyWait
+	if wait == 0 {
+		wait = defaultNotReadyWait
+	}
+	deadline := time.Now().Add(wait)
+	for {
+		retry, err := c.send(ctx, method, path, body, out)
+		if retry <= 0 || time.Now().Add(retry).After(deadline) {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return err
+		case <-time.After(retry):
+		}
+	}
+}
+
+// send sends one request. When the server answers 503 with Retry-After it
+// returns how long to wait before asking again, with the error.
+func (c *apiClient) send(ctx context.Context, method, path string, body []byte, out any) (retry time.Duration, err error) {
 	req, err := http.NewRequestWithContext(ctx, method, strings.TrimSuffix(c.server, "/")+path, bytes.NewReader(body))
 	if err != nil {
-		return casefile.Errorf(casefile.ErrInvalid, "bad --server %q: %w", c.server, err)
+		return 0, casefile.Errorf(casefile.ErrInvalid, "bad --server %q: %w", c.server, err)
 	}
 	if body != nil {
 		req.Header.Set("Content-Type", "application/json")
@@ -55,12 +84,12 @@ func (c *apiClient) do(ctx context.Context, method, path string, body []byte, ou
 	}
 	resp, err := c.http.Do(req)
 	if err != nil {
-		return casefile.Errorf(casefile.ErrTransient, "cannot reach casefile at %s (is `casefile run` or `casefile serve` running?): %w", c.server, err)
+		return 0, casefile.Errorf(casefile.ErrTransient, "cannot reach casefile at %s (is `casefile run` or `casefile serve` running?): %w", c.server, err)
 	}
 	defer resp.Body.Close()
 	data, err := io.ReadAll(io.LimitReader(resp.Body, 32<<20))
 	if err != nil {
-		return casefile.Errorf(casefile.ErrTransient, "read answer of %s: %w", c.server, err)
+		return 0, casefile.Errorf(casefile.ErrTransient, "read answer of %s: %w", c.server, err)
 	}
 	if resp.StatusCode >= 300 {
 		var e struct {
@@ -85,14 +114,19 @@ func (c *apiClient) do(ctx context.Context, method, path string, body []byte, ou
 		case resp.StatusCode >= 500:
 			kind = casefile.ErrTransient
 		}
-		return casefile.Errorf(kind, "casefile at %s answered %s: %s", c.server, resp.Status, msg)
+		if resp.StatusCode == http.StatusServiceUnavailable {
+			if secs, err := strconv.Atoi(resp.Header.Get("Retry-After")); err == nil && secs > 0 {
+				retry = time.Duration(min(secs, 5)) * time.Second
+			}
+		}
+		return retry, casefile.Errorf(kind, "casefile at %s answered %s: %s", c.server, resp.Status, msg)
 	}
 	if out != nil {
 		if err := json.Unmarshal(data, out); err != nil {
-			return fmt.Errorf("decode answer of %s%s: %w", c.server, path, err)
+			return 0, fmt.Errorf("decode answer of %s%s: %w", c.server, path, err)
 		}
 	}
-	return nil
+	return 0, nil
 }
 
 // waitFinal polls a submission until it ends or ctx is done.
