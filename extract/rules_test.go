@@ -590,3 +590,23 @@ func TestMarkedHeading(t *testing.T) {
 		}
 	}
 }
+
+func TestEventTextAfterAStampAlone(t *testing.T) {
+	spans := func(text string) [][2]int { return sentenceSpans(text, false) }
+	tests := []struct {
+		name, text, stamp, want string
+	}{
+		{"a stamp that is its own sentence takes the next one", "Sunday Nov 17th, 1:27pm PST. We restarted the app servers.", "Sunday Nov 17th, 1:27pm PST",
+			"Sunday Nov 17th, 1:27pm PST. We restarted the app servers."},
+		{"a stamp inside a sentence keeps its sentence", "At 13:05 UTC logins failed. We rolled back at 13:20 UTC.", "13:05 UTC",
+			"At 13:05 UTC logins failed."},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			start := strings.Index(tt.text, tt.stamp)
+			if got := sentenceAt(tt.text, spans(tt.text), start, start+len(tt.stamp)); got != tt.want {
+				t.Errorf("sentenceAt = %q, want %q", got, tt.want)
+			}
+		})
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strings"
 	"time"
+	"unicode"
 	"unicode/utf8"
 
 	casefile "github.com/incidentlib/casefile"
@@ -509,6 +510,11 @@ func sentenceAt(text string, spans [][2]int, start, end int) string {
 		switch {
 		case j < len(spans):
 			to = spans[j][1]
+			if j+1 < len(spans) && !hasLetter(text[from:start]+text[min(end, to):to]) {
+				// The sentence is the stamp alone ("Sunday Nov 17th, 1:27pm
+				// PST."): what happened is the sentence after it.
+				to = spans[j+1][1]
+			}
 		case spans[len(spans)-1][1] >= len(text):
 			to = spans[len(spans)-1][1]
 		}
@@ -527,6 +533,11 @@ func sentenceAt(text string, spans [][2]int, start, end int) string {
 		}
 	}
 	return oneLine(strings.TrimSpace(text[from:to]))
+}
+
+// hasLetter reports whether s holds a letter.
+func hasLetter(s string) bool {
+	return strings.IndexFunc(s, unicode.IsLetter) >= 0
 }
 
 // maxSentence bounds the bytes of a sentence an event's text is cut from.

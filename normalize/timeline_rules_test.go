@@ -354,6 +354,26 @@ func TestTimelineRuleIDs(t *testing.T) {
 			want: ids{RuleStartRange, RuleDetectedEvent, RuleResolvedRangeEnd, RuleResolvedAfterComputed},
 		},
 		{
+			name: "users who could sign in again mark the resolution",
+			events: func(t *testing.T) []casefile.Event {
+				return []casefile.Event{
+					ev(t, "2017-09-11T11:58:00Z", "13:58 (UTC+2)", "At 13:58 (UTC+2) sign-in began to fail for SSO users.", sum),
+					ev(t, "2017-09-11T12:30:00Z", "14:30", "The rollback was done by 14:30, and SSO users could sign in again.", sum),
+				}
+			},
+			want: ids{RuleStartExplicit, RuleDetectedNone, RuleResolvedEvent, RuleResolvedAfterComputed},
+		},
+		{
+			name: "a service that was back marks the resolution",
+			events: func(t *testing.T) []casefile.Event {
+				return []casefile.Event{
+					ev(t, "2016-10-07T13:05:00Z", "13:05", "From about 13:05 users could not log in.", sum),
+					ev(t, "2016-10-07T13:35:00Z", "13:35", "Full service was back at 13:35.", sum),
+				}
+			},
+			want: ids{RuleStartExplicit, RuleDetectedNone, RuleResolvedEvent, RuleResolvedAfterComputed},
+		},
+		{
 			name: "a timeline that names no impact starts at its first row",
 			events: func(t *testing.T) []casefile.Event {
 				return []casefile.Event{
