@@ -121,12 +121,13 @@ func ParseTime(s string, ctx TimeContext) (Stamp, bool) {
 // the Korean ones the parser reads: 2017年11月15日 17時28分 reads as
 // 2017년11월15일 17시28분. Each pair has the same length in UTF-8, so byte
 // offsets into the mapped text hold for the original.
-var cjkUnit = strings.NewReplacer("年", "년", "月", "월", "日", "일", "時", "시", "分", "분", "秒", "초", "間", "간", "午前", "오전", "午後", "오후")
+var cjkUnit = strings.NewReplacer("年", "년", "月", "월", "日", "일", "時", "시", "分", "분", "秒", "초", "間", "간", "午前", "오전", "午後", "오후",
+	"～", "–", "〜", "–") // a wave dash joins a range, as an en dash does
 
 // cjkUnits returns text with cjkUnit applied, or text itself when it has
 // none of the units (the common case costs one scan).
 func cjkUnits(text string) string {
-	if !strings.ContainsAny(text, "年月日時分秒間午") {
+	if !strings.ContainsAny(text, "年月日時分秒間午～〜") {
 		return text
 	}
 	return cjkUnit.Replace(text)

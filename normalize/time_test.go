@@ -186,6 +186,8 @@ func TestScanTimesReadsJapanese(t *testing.T) {
 		{"午後 adds twelve hours", "2017年11月15日 午後5時28分 (JST)",
 			[]tsGot{tsW("2017年11月15日 午後5時28分 (JST)", "2017-11-15T08:28:00Z", "JST")}},
 		{"a duration in hours is not a clock", "約3時間にわたり障害が続きました", nil},
+		{"a wave dash joins a range", "2021年03月08日 4時58分～8時51分 JST",
+			[]tsGot{{Text: "2021年03月08日 4時58分～8時51分 JST", At: "2021-03-07T19:58:00Z", Until: "2021-03-07T23:51:00Z", HasClock: true, DateWritten: true, DateKnown: true, Zone: "JST", ZoneWritten: true, ZoneKnown: true}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
