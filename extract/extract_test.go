@@ -433,6 +433,26 @@ func timelineOf(t *testing.T, pageURL, html string) []string {
 	return out
 }
 
+func TestTimelineKeepsTheDefaultDayOfAList(t *testing.T) {
+	page := `<html><head><title>Postmortem: disk full</title></head><body><article>
+<h1>Postmortem: disk full</h1>
+<p>The site went down when its disk filled up. We are sorry.</p>
+<h2>Timeline</h2>
+<p>Everything below happened on 2019-10-21 unless marked otherwise, and every time is UTC.</p>
+<ul>
+<li>2019-10-20 00:55: low disk space starts failing builds</li>
+<li>01:38: alerts fire because the site is down</li>
+<li>02:06: the site is reachable again</li>
+</ul>
+<h2>Action items</h2><ul><li>Alert on disk space.</li></ul>
+</article></body></html>`
+	got := timelineOf(t, "https://blog.example.com/2019/10/22/outage", page)
+	want := []string{"2019-10-20T00:55 UTC 2019-10-20 00:55", "2019-10-21T01:38 UTC 01:38", "2019-10-21T02:06 UTC 02:06"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("events (-want +got):\n%s", diff)
+	}
+}
+
 func TestTimelineInheritsDatesAndZonesAndRollsOverMidnight(t *testing.T) {
 	page := `<html><head><title>Postmortem: DNS failures</title><meta property="article:published_time" content="2024-02-15T09:00:00Z"></head><body><article>
 <h1>Postmortem: DNS failures</h1>

@@ -103,6 +103,9 @@ type timelineReader struct {
 	// "2:45" after "2:04 p.m." is in the afternoon too.
 	twelveHour bool
 	events     []casefile.Event
+	// stickyDay is the default day a list's intro declared (see
+	// defaultDay); zero when none is in force.
+	stickyDay time.Time
 }
 
 // blockScan is the state of timeline within one block.
@@ -165,7 +168,29 @@ func (r *timelineReader) block(b block, kind casefile.SectionKind, heading strin
 			r.carried.date = bs.firstDay
 		}
 	}
+	r.defaultDay(b, bs)
 }
+
+// defaultDay keeps the day a list's intro declares as the default
+// ("Everything below happened on 2019-10-21 unless marked otherwise"): a
+// row that writes another date holds it for itself, and the next row is
+// on the default day again. A heading ends the list's scope.
+func (r *timelineReader) defaultDay(b block, bs *blockScan) {
+	switch {
+	case b.kind == blockHeading:
+		r.stickyDay = time.Time{}
+	case b.kind == blockPara && unlessOtherwise.MatchString(b.text):
+		if d, ok := normalize.DeclaredDate(b.text); ok {
+			r.stickyDay = d
+			r.carried = r.carried.withDay(d)
+		}
+	case b.kind == blockItem && !r.stickyDay.IsZero():
+		r.carried = r.carried.withDay(r.stickyDay)
+	}
+}
+
+// unlessOtherwise: a day declared as the default of what follows.
+var unlessOtherwise = normalize.MustPattern(`(?i)\bunless (?:otherwise )?(?:noted|marked|stated|specified|indicated)\b|\bunless (?:noted|marked|stated|specified|indicated) otherwise\b`)
 
 // blockEnv is the date and zone a block's bare times start from: what the
 // text before carried, or the day of the block's own row; the zone its row

@@ -1203,6 +1203,10 @@ func hasClock(e casefile.Event) bool {
 	return strings.TrimSpace(e.Stamp) == "" || tlClockRe.MatchString(e.Stamp)
 }
 
+// postLabelRe: the words right before a stamp that make it the time an
+// update was posted ("Update 15:45:", "EDIT (14:02):", "Posted at").
+var postLabelRe = MustPattern(`(?i)(?:^|[\s(\[])(?:update[ds]?|edit(?:ed)?|posted(?: at| on)?|업데이트|更新)\s*[(\[]?\s*$`)
+
 // prepareEvents locates each stamp in its sentence and cuts the clause
 // around it. Events sharing a sentence split it between them.
 func prepareEvents(events []casefile.Event) []tlEvent {
@@ -1300,6 +1304,11 @@ func prepareEvents(events []casefile.Event) []tlEvent {
 			out[p.i].clause = clamp(text, left, right)
 			out[p.i].sentence = clamp(text, min(sl, left), max(sr, right))
 			out[p.i].lead = clamp(text, runeFloor(text, max(sl, p.start-40)), p.start)
+			if postLabelRe.MatchString(out[p.i].lead) {
+				// "Update 15:45: Payments are working again": the time the
+				// update was posted, not a time it tells.
+				out[p.i].post = true
+			}
 			nl, nr := left, right
 			if locs := tlClauseSepRe.FindAllStringIndex(clamp(text, left, p.start), -1); len(locs) > 0 {
 				nl = left + locs[len(locs)-1][1]

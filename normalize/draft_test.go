@@ -126,6 +126,17 @@ func TestDraftTimeline(t *testing.T) {
 			want: want{"2025-02-04", "2025-02-04T13:38:00Z", "2025-02-04T13:44:00Z", "2025-02-04T15:09:00Z", "6m", "1h 31m"},
 		},
 		{
+			name: "an update's posting time is not when it says things recovered",
+			events: func(t *testing.T) []casefile.Event {
+				return []casefile.Event{
+					ev(t, "2017-10-27T13:10:00Z", "13:10 UTC", "Card payments started failing at 13:10 UTC.", casefile.SectionSummary),
+					ev(t, "2017-10-27T14:31:00Z", "14:31 UTC", "Payments recovered at 14:31 UTC.", casefile.SectionSummary),
+					ev(t, "2017-10-27T14:45:00Z", "14:45 UTC", "Update 14:45 UTC: Payments are working again and the app is back.", casefile.SectionSummary),
+				}
+			},
+			want: want{"2017-10-27", "2017-10-27T13:10:00Z", "", "2017-10-27T14:31:00Z", "<nil>", "1h 21m"},
+		},
+		{
 			name: "a job whose clause names an error is still the start of impact",
 			events: func(t *testing.T) []casefile.Event {
 				return []casefile.Event{

@@ -865,7 +865,9 @@ func (p *stampParser) clockColon(c tsClock, e int) (tsClock, int, bool) {
 		return tsClock{}, e, false
 	}
 	c.m, e = m, e2
-	if p.at(e) == ':' {
+	if p.at(e) == ':' && tsDigit(p.at(e+1)) {
+		// Seconds; a colon not followed by a digit ends the clock, as
+		// in a timeline row "01:38: alerts fire".
 		s, sn, e3 := p.digits(e + 1)
 		if sn != 2 || s > 60 {
 			return tsClock{}, e, false

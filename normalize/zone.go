@@ -416,7 +416,7 @@ func LookupZone(name string, on time.Time) (*time.Location, bool) {
 // US/Pacific", "times below are in PDT", "Time zone: UTC"), and tsDeclFill
 // are the words that may stand between the cue and the zone.
 var (
-	tsDeclCues = []string{"times", "timezone", "time zone", "time-zone", "timestamps"}
+	tsDeclCues = []string{"times", "every time", "each time", "timezone", "time zone", "time-zone", "timestamps"}
 	tsDeclFill = map[string]bool{
 		"are": true, "is": true, "below": true, "above": true, "here": true, "shown": true,
 		"listed": true, "given": true, "reported": true, "expressed": true, "displayed": true,
