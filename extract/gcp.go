@@ -125,6 +125,13 @@ func gcpHead(pg *page, tnode *html.Node, w *walker) (head []block, heading, summ
 				w.flush()
 			}
 		}
+		if pg.doc.FindMatcher(gcpSel.interval).Length() == 0 {
+			// The interval line under another class: found by its words.
+			if n := intervalLine(pg.doc.Nodes[0], tnode); n != nil {
+				w.walk(n)
+				w.flush()
+			}
+		}
 		head = w.blocks
 		w.blocks = nil
 		return head, heading, summary
@@ -280,6 +287,33 @@ func gcpBlocks(updates []gcpUpdate, r *reading) []block {
 		out = append(out, b)
 	}
 	return out
+}
+
+// intervalLine finds the paragraph saying "Incident began at …" outside
+// the update table.
+func intervalLine(n, table *html.Node) *html.Node {
+	if n == table {
+		return nil
+	}
+	if n.Type == html.ElementNode && (n.DataAtom == atom.P || n.DataAtom == atom.Div) && gcpBeganRe.MatchString(collapse(nodeText(n))) && !containsBlock(n) {
+		return n
+	}
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		if found := intervalLine(c, table); found != nil {
+			return found
+		}
+	}
+	return nil
+}
+
+// containsBlock reports a paragraph or division inside n.
+func containsBlock(n *html.Node) bool {
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		if c.Type == html.ElementNode && (c.DataAtom == atom.P || c.DataAtom == atom.Div || containsBlock(c)) {
+			return true
+		}
+	}
+	return false
 }
 
 // gcpBegan reads "Incident began at 2020-12-09 18:31".

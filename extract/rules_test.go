@@ -2,6 +2,7 @@ package extract
 
 import (
 	"context"
+	"github.com/PuerkitoBio/goquery"
 	"strings"
 	"testing"
 	"time"
@@ -608,5 +609,21 @@ func TestEventTextAfterAStampAlone(t *testing.T) {
 				t.Errorf("sentenceAt = %q, want %q", got, tt.want)
 			}
 		})
+	}
+}
+
+func TestIntervalLineFoundByItsWords(t *testing.T) {
+	page := `<html><body><h1>US-WEST1: network issues</h1><p class="incident-span">Incident began at <strong>2022-01-08 15:15</strong> and ended at <strong>2022-01-08 18:36</strong> (all times are <strong>US/Pacific</strong>).</p><table><tr><td>Incident began at nothing</td></tr></table></body></html>`
+	doc, err := goquery.NewDocumentFromReader(strings.NewReader(page))
+	if err != nil {
+		t.Fatal(err)
+	}
+	table := doc.Find("table").Nodes[0]
+	n := intervalLine(doc.Nodes[0], table)
+	if n == nil || !strings.Contains(collapse(nodeText(n)), "ended at 2022-01-08 18:36") {
+		t.Fatalf("interval line not found: %v", n)
+	}
+	if intervalLine(table, table) != nil {
+		t.Error("a line inside the update table was taken")
 	}
 }

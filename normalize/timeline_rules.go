@@ -80,6 +80,9 @@ type tlContext struct {
 	// limit the latest resolution it allows.
 	start *tlMoment
 	limit time.Time
+	// resolved is the chosen resolution, once chosen: a status post after
+	// it (a report published days later) is no detection.
+	resolved *tlMoment
 }
 
 // startPasses choose started_at: the earliest explicit start of impact ("began/started
@@ -264,7 +267,7 @@ func chooseTimeline(doc casefile.Document) tlChoice {
 	if ch.resolved != nil {
 		c.start, ch.resolved = c.statedDurationFit(doc.StatedDurations, ch.resolved)
 	}
-	ch.start = c.start
+	ch.start, c.resolved = c.start, ch.resolved
 	ch.detected, ch.detectedNote = c.detect()
 	ch.detectedAfter, ch.detectedAfterEv = detectedAfter(ch.start, ch.detected, ch.detectedNote)
 	ch.resolved, ch.resolvedAfter, ch.resolvedAfterEv = resolvedAfter(ch.start, ch.resolved, doc.StatedDurations)
@@ -362,6 +365,9 @@ func (c *tlContext) detect() (*tlMoment, string) {
 		}
 		if responding != nil && e.At.Sub(responding.At) > time.Hour {
 			return nil, "the first alert or detection sentence (" + quoteStamp(e.Stamp) + ") comes more than an hour after the team was already responding (" + quoteStamp(responding.Stamp) + ": " + clip(responding.clause, 100) + "), so it belongs to a later phase"
+		}
+		if e.post && c.resolved != nil && e.At.After(c.resolved.at) {
+			continue
 		}
 		if m := c.pass(tlPass{rules: detectedRules}, c.evs[i:i+1]); m != nil {
 			return m, ""

@@ -374,6 +374,17 @@ func TestTimelineRuleIDs(t *testing.T) {
 			want: ids{RuleStartExplicit, RuleDetectedNone, RuleResolvedEvent, RuleResolvedAfterComputed},
 		},
 		{
+			name: "a report posted after the resolution is no detection",
+			events: func(t *testing.T) []casefile.Event {
+				return []casefile.Event{
+					ev(t, "2022-01-08T23:15:00Z", "2022-01-08 15:15", "Incident began at 2022-01-08 15:15 and ended at 2022-01-08 18:36.", sum),
+					ev(t, "2022-01-09T02:36:00Z", "2022-01-08 18:36", "Incident began at 2022-01-08 15:15 and ended at 2022-01-08 18:36.", sum),
+					post(t, "2022-01-21T15:56:00Z", "Update", "We publish the incident report: switches crashed after a configuration push."),
+				}
+			},
+			want: ids{RuleStartExplicit, RuleDetectedNone, RuleResolvedEvent, RuleResolvedAfterComputed},
+		},
+		{
 			name: "a timeline that names no impact starts at its first row",
 			events: func(t *testing.T) []casefile.Event {
 				return []casefile.Event{
