@@ -183,7 +183,7 @@ func (w *walker) walk(n *html.Node) {
 		return
 	case atom.Pre:
 		w.flush()
-		w.lines(rawText(n, w, false), false)
+		w.lines(reflow(rawText(n, w, false)), false)
 		return
 	case atom.Aside:
 		if hasClass(n, "quote") { // a Discourse quote of another post
@@ -424,6 +424,52 @@ func aloneOnLine(n *html.Node) bool {
 		return t == "" && s.NextSibling == nil || strings.HasPrefix(t, "\n")
 	}
 	return edge(n.PrevSibling, true) && edge(n.NextSibling, false)
+}
+
+// reflow joins the hard-wrapped lines of prose in preformatted text (a
+// mailing list's message in <pre>) into one line per paragraph or list
+// item, so that sentences are not cut at the wrap. Text that is not
+// wrapped prose (code, logs, a table: no blank-line paragraphs, or lines
+// longer than a mail client wraps) is returned as it is.
+func reflow(text string) string {
+	lines := strings.Split(strings.ReplaceAll(text, "\r", ""), "\n")
+	blank, long := 0, 0
+	for _, l := range lines {
+		switch t := strings.TrimSpace(l); {
+		case t == "":
+			blank++
+		case utf8.RuneCountInString(l) > 100:
+			long++
+		}
+	}
+	if blank < 2 || long > 0 || len(lines) < 6 {
+		return text
+	}
+	var out []string
+	cur := ""
+	flush := func() {
+		if cur != "" {
+			out = append(out, cur)
+			cur = ""
+		}
+	}
+	for _, l := range lines {
+		t := strings.TrimSpace(l)
+		switch {
+		case t == "":
+			flush()
+			out = append(out, "")
+		case mdBullet.MatchString(t):
+			flush()
+			cur = t
+		case cur == "":
+			cur = t
+		default:
+			cur += " " + t
+		}
+	}
+	flush()
+	return strings.Join(out, "\n")
 }
 
 // lines reads plain text kept with its line breaks: Markdown-like headings,

@@ -208,7 +208,23 @@ func originalParagraphs(content, doc *html.Node) map[*html.Node]*html.Node {
 		byText[k] = n
 	}
 	swap := map[*html.Node]*html.Node{}
+	// A <pre> whose line breaks go-trafilatura collapsed (or that it turned
+	// into a paragraph) is read from the page's <pre>.
+	pres := map[string]*html.Node{}
+	for _, n := range elements(doc, atom.Pre, nil) {
+		if k := blankless(tableWords(n)); k != "" {
+			pres[k] = n
+		}
+	}
+	for _, n := range elements(content, atom.Pre, elements(content, atom.P, nil)) {
+		if o := pres[blankless(tableWords(n))]; o != nil {
+			swap[n] = o
+		}
+	}
 	for _, n := range extracted {
+		if swap[n] != nil {
+			continue
+		}
 		k := blankless(tableWords(n))
 		if k == "" {
 			continue

@@ -627,3 +627,48 @@ func TestIntervalLineFoundByItsWords(t *testing.T) {
 		t.Error("a line inside the update table was taken")
 	}
 }
+
+func TestLeadInListsBecomeActionItems(t *testing.T) {
+	p := func(s string) block { return block{kind: blockPara, text: s} }
+	it := func(s string) block { return block{kind: blockItem, text: s} }
+	blocks := []block{
+		p("The database timed out for half an hour."),
+		p("Two things will change:"),
+		it("the server will give up on the database sooner;"),
+		it("we will move off the database altogether."),
+		p("Sorry for the trouble."),
+		it("Prev by date: another message"),
+	}
+	sections, _, _ := segment(leadInLists(blocks), "Outage")
+	var actions, other []string
+	for _, s := range sections {
+		if s.Kind == casefile.SectionActionItems {
+			actions = append(actions, s.Items...)
+		} else {
+			other = append(other, s.Items...)
+		}
+	}
+	if diff := cmp.Diff([]string{"the server will give up on the database sooner;", "we will move off the database altogether."}, actions); diff != "" {
+		t.Errorf("action items (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]string{"Prev by date: another message"}, other); diff != "" {
+		t.Errorf("other items (-want +got):\n%s", diff)
+	}
+	// A paragraph ending in a colon that announces no changes stays.
+	plain := []block{p("The symptoms were:"), it("slow pages"), it("timeouts")}
+	if got := leadInLists(plain); len(got) != len(plain) {
+		t.Errorf("a list of symptoms was made into action items: %+v", got)
+	}
+}
+
+func TestReflowJoinsWrappedProse(t *testing.T) {
+	mail := "Hi all,\n\nYesterday we had an outage of about thirty\nminutes, caused by a slow database.\n\nTwo things will change:\n * short term: the server will give up\n   sooner;\n * longer term: we will move off it.\n\nColin\n"
+	want := "Hi all,\n\nYesterday we had an outage of about thirty minutes, caused by a slow database.\n\nTwo things will change:\n* short term: the server will give up sooner;\n* longer term: we will move off it.\n\nColin\n"
+	if got := reflow(mail); got != want {
+		t.Errorf("reflow:\n%q\nwant\n%q", got, want)
+	}
+	code := "func main() {\n\tfmt.Println(\"hi\")\n}\n"
+	if got := reflow(code); got != code {
+		t.Errorf("code was reflowed: %q", got)
+	}
+}

@@ -32,6 +32,34 @@ var kindPatterns = []kindPattern{
 	{casefile.SectionSummary, normalize.MustPattern(`\bsummary\b|\boverview\b|\bintroduction\b|\bbackground\b|\btl;? ?dr\b|\bexecutive\b|\bincident (?:report|description|details)\b|\bdescription\b|\babout (?:the|this) incident\b|\bcontext\b|요약|개요|배경|개괄|소개|概要`)},
 }
 
+// leadInLists turns a paragraph that announces a list of changes ("Two
+// things will change:", "As a result we are:") and the list right after it
+// into a section of action items of its own, headed by the paragraph, so
+// that a write-up without an action-items heading still has its promises
+// apart from the rest. The section ends with the list: an untitled section
+// of the kind before it follows.
+func leadInLists(blocks []block) []block {
+	var out []block
+	for i := 0; i < len(blocks); i++ {
+		b := blocks[i]
+		if b.kind != blockPara || !strings.HasSuffix(strings.TrimSpace(b.text), ":") || i+1 >= len(blocks) || blocks[i+1].kind != blockItem ||
+			!normalize.ActionLeadIn.MatchString(strings.TrimSpace(b.text)) {
+			out = append(out, b)
+			continue
+		}
+		out = append(out, block{kind: blockHeading, level: 6, text: strings.TrimSpace(b.text), kindOf: casefile.SectionActionItems, synthetic: true})
+		j := i + 1
+		for ; j < len(blocks) && blocks[j].kind == blockItem; j++ {
+			out = append(out, blocks[j])
+		}
+		if j < len(blocks) && blocks[j].kind != blockHeading {
+			out = append(out, block{kind: blockHeading, level: 6, kindOf: casefile.SectionOther, synthetic: true})
+		}
+		i = j - 1
+	}
+	return out
+}
+
 // classify maps a heading to its canonical kind, or SectionOther.
 func classify(heading string) casefile.SectionKind {
 	// The patterns are lower case: folding case once is cheaper than

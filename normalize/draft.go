@@ -822,7 +822,8 @@ func (c *itemCollector) promisesIn(p string) {
 }
 
 // listedActions returns the items of the summary and untitled sections
-// lists in which every item says what the organisation did or will do
+// whose list a paragraph announces as changes, or in which every item says
+// what the organisation did or will do
 // ("We found … and removed that dependency.", "We keep improving …"): a
 // write-up without an action-items heading often ends with such a list.
 // Lists of two items or fewer, or with an item of another subject, are not
@@ -831,6 +832,11 @@ func listedActions(sections []casefile.Section) []string {
 	for _, s := range sections {
 		if s.Kind != casefile.SectionSummary && s.Kind != casefile.SectionOther || len(s.Items) < 2 {
 			continue
+		}
+		for _, p := range s.Paragraphs {
+			if ActionLeadIn.MatchString(strings.TrimSpace(p)) {
+				return s.Items // "Two things will change:" and its list
+			}
 		}
 		all := true
 		for _, it := range s.Items {
@@ -845,6 +851,11 @@ func listedActions(sections []casefile.Section) []string {
 	}
 	return nil
 }
+
+// ActionLeadIn is a paragraph that announces a list of changes ("Two
+// things will change:", "As a result we are:", "Here is what we are
+// doing:", "다음과 같이 개선하겠습니다", "以下の対策を実施します").
+var ActionLeadIn = MustPattern(`(?i)(?:\b(?:will change|we(?:'re| are| will)(?: doing| making| taking| changing)?|(?:changes|improvements|steps|actions|measures) (?:we|that we)|next steps|going forward|to prevent (?:this|a recurrence)|follow-?ups?)\b[^.]{0,60}:$)|다음과 같이[^.]{0,30}(?:개선|조치|보완)|以下の(?:対策|改善)`)
 
 // weRe: the organisation speaks of itself.
 var weRe = MustPattern(`(?i)\b(?:we|we've|we’ve|we're|we’re|we'll|we’ll|our teams?)\b`)
