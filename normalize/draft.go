@@ -93,7 +93,7 @@ func Draft(doc casefile.Document) (casefile.Draft, error) {
 	}
 
 	// Owner and source.
-	owner := PageOwner(doc.URL, doc.SiteName)
+	owner := TitleService(doc.Title, PageOwner(doc.URL, doc.SiteName))
 	c.Org, c.OrgSlug = owner.Name, owner.Slug
 	d.add("org", owner.Name, owner.Source, owner.Rule, owner.Confidence)
 	d.add("org_slug", owner.Slug, owner.Name, "OrgSlug of the org: lower-case ASCII, hyphens", owner.Confidence)

@@ -3,6 +3,7 @@ package normalize
 import (
 	"net/url"
 	"regexp"
+	"strconv"
 	"strings"
 	"unicode"
 
@@ -317,6 +318,28 @@ func PageOwner(pageURL, siteName string) Owner {
 		}
 	}
 	return Owner{Name: "unknown", Slug: "unknown", Rule: "no owner: " + host + " is a mirror or platform and the page names no site", Source: host, Confidence: 0}
+}
+
+// titleServiceRe: a title that opens with a service named by its domain
+// and then says it is about that service's incident ("crates.io Postmortem:
+// Broken Crate Downloads", "docs.rs outage postmortem").
+var titleServiceRe = regexp.MustCompile(`^([a-zA-Z0-9][a-zA-Z0-9-]*\.(?:[a-z]{2,12}))\s+(?i:(?:incident|outage|downtime|service)\b.*|post-?mortem\b.*)$`)
+
+// TitleService returns the service a title names by its domain as the
+// organisation, when it is not the site's owner: a project's blog (the
+// Rust blog) that reports an incident of one of its services (crates.io).
+// Otherwise it returns owner.
+func TitleService(title string, owner Owner) Owner {
+	m := titleServiceRe.FindStringSubmatch(strings.TrimSpace(title))
+	if m == nil {
+		return owner
+	}
+	name := m[1]
+	slug := OrgSlug(name)
+	if slug == "" || slug == owner.Slug || strings.HasPrefix(slug, owner.Slug+"-") {
+		return owner
+	}
+	return Owner{Name: name, Slug: slug, Rule: "the service the title names by its domain (" + strconv.Quote(name) + "), published on the site of " + owner.Name, Source: title, Confidence: 0.6}
 }
 
 // platformAuthor names the owner of a page on a blog platform from its

@@ -154,3 +154,26 @@ func TestSourceKind(t *testing.T) {
 		})
 	}
 }
+
+func TestTitleService(t *testing.T) {
+	rust := Owner{Name: "Rustlang", Slug: "rustlang"}
+	fly := Owner{Name: "Fly", Slug: "fly"}
+	tests := []struct {
+		name, title string
+		owner       Owner
+		want        string
+	}{
+		{"a service named by its domain on its project's blog", "crates.io Postmortem: Broken Crate Downloads", rust, "crates.io"},
+		{"an outage title", "docs.rs outage postmortem", rust, "docs.rs"},
+		{"the site's own domain stays the owner", "fly.io incident report for March", fly, "Fly"},
+		{"a title that names no service by its domain", "Postmortem: crates.io downloads failed", rust, "Rustlang"},
+		{"a domain that opens a title about something else", "example.com is our new home", rust, "Rustlang"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := TitleService(tt.title, tt.owner); got.Name != tt.want {
+				t.Errorf("TitleService(%q) = %q, want %q", tt.title, got.Name, tt.want)
+			}
+		})
+	}
+}
