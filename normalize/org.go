@@ -215,6 +215,9 @@ var siteNameSuffixes = map[string]bool{
 	"support": true, "help": true, "center": true, "centre": true, "faq": true, "kb": true,
 }
 
+// afterSuffixOnly are site-name suffixes that go only after another one.
+var afterSuffixOnly = map[string]bool{"service": true, "system": true}
+
 // siteNamePrefixes are leading phrases of the same kind ("The Cloudflare
 // Blog", "Engineering at Meta").
 var siteNamePrefixes = [][]string{
@@ -270,8 +273,15 @@ func trimSiteName(s string) string {
 			}
 		}
 	}
-	for len(words) > 0 && siteNameSuffixes[strings.ToLower(strings.TrimRight(words[len(words)-1], ","))] {
-		words = words[:len(words)-1]
+	stripped := false
+	for len(words) > 0 {
+		w := strings.ToLower(strings.TrimRight(words[len(words)-1], ","))
+		// "Service" and "System" go only with a word after them ("Google
+		// Cloud Service Health"): "Open Build Service" is a name.
+		if !siteNameSuffixes[w] || !stripped && afterSuffixOnly[w] {
+			break
+		}
+		words, stripped = words[:len(words)-1], true
 	}
 	return strings.TrimRight(strings.Join(words, " "), ", ")
 }

@@ -42,6 +42,7 @@ func TestCleanSiteName(t *testing.T) {
 		{"a separator with the name second", "Blog - Honeycomb", "Honeycomb"},
 		{"a legal form goes", "Example, Inc.", "Example"},
 		{"a plain name stays", "Monzo", "Monzo"},
+		{"a name that ends in Service stays", "Open Build Service", "Open Build Service"},
 		{"a community support forum's name loses its section words", "Acme Community Support", "Acme"},
 		{"a help centre", "Acme Help Center", "Acme"},
 		{"a mailing list's address names the domain", "announce@lists.acme.org", "Acme"},
