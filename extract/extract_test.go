@@ -269,6 +269,8 @@ func TestVerdictRulesByID(t *testing.T) {
 			nil, []string{"digest"}},
 		{"a newsletter's issue number is", evidence{url: u("https://digest.example.com/p/12"), title: "Ops Digest Issue #12", text: long},
 			[]string{"digest"}, nil},
+		{"an apology in regret", evidence{title: "Site outage", text: "Every story written after the snapshot is gone. We regret that, but saw no other way.\n" + long},
+			[]string{"apology"}, nil},
 		{"sample content", evidence{title: "Writing reviews", text: "The following is a sample postmortem from a fictional company.\n" + long},
 			[]string{"sample"}, nil},
 		{"a Japanese page has incident vocabulary", evidence{title: "お知らせ", text: strings.Repeat("サービスに障害が発生しました。", 20)},

@@ -865,11 +865,11 @@ var actionVerbRe = MustPattern(`(?i)\b(?:add(?:ed|ing)?|chang(?:ed|ing|e)|remov(
 
 // Prevention sentences in prose: what the organisation is changing.
 var (
-	preventionRe     = MustPattern(`(?i)\bto (?:keep|prevent|avoid|stop)\b[^.]*\b(?:again|recurr\w*|happening)\b|\bwe(?:'re|’re| are) (?:also |now |currently )?\w+ing\b|\bwe(?:'ll|’ll| will) (?:also )?(?:make|change|add|build|move|improve|introduce|review|update|roll out|implement|replace|expand|increase|reduce|create|write|automate|alert|test|publish)\b|\bwe have (?:since )?(?:changed|added|moved|introduced|updated|implemented|replaced|built|created|written|automated)\b|\bgoing forward\b`)
+	preventionRe     = MustPattern(`(?i)\bto (?:keep|prevent|avoid|stop)\b[^.]*\b(?:again|recurr\w*|happening)\b|\bwe(?:'re|’re| are) (?:also |now |currently )?\w+ing\b|\b(?:we|I)(?:'ll|’ll| will) (?:also )?(?:make|change|add|build|move|migrate|switch|upgrade|improve|introduce|review|update|roll out|implement|replace|expand|increase|reduce|create|write|automate|alert|test|publish)\b|\bwe have (?:since )?(?:changed|added|moved|introduced|updated|implemented|replaced|built|created|written|automated)\b|\bgoing forward\b`)
 	preventionSkipRe = MustPattern(`(?i)\bsorry\b|\bapologi|\bproud\b|\b(?:another|next|an) update\b|\bdo everything we can\b|\bcontinue to (?:monitor|investigate)|\bwe(?:'re|’re| are) (?:also |now |currently |still )?(?:investigating|monitoring|seeing|experiencing|continuing|aware|looking into|observing|going to publish|working (?:to|on) (?:resolve|restore|mitigate|fix|identify|understand|a fix))\b|\bthis morning\b|\bat this time\b`)
 	// actionSubjectRe: a sentence whose subject is the organisation ("We
 	// have added …", "Our team will …").
-	actionSubjectRe = MustPattern(`(?i)^(?:we|we've|we’ve|we're|we’re|we'll|we’ll|our (?:teams?|engineers?)|the team)\b`)
+	actionSubjectRe = MustPattern(`(?i)^(?:we|we've|we’ve|we're|we’re|we'll|we’ll|I|I'll|I’ll|I've|our (?:teams?|engineers?)|the team)\b`)
 	vagueChangesRe  = MustPattern(`(?i)\b(?:several|a number of|the following|some|many) (?:changes|improvements|steps|actions)\b`)
 	// enumLeadRe finds where the list of a promise starts: after "we are"
 	// or "we will".

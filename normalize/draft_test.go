@@ -1034,3 +1034,15 @@ func TestDraftTitleOfAStatusToolsMadeUpHeadline(t *testing.T) {
 		t.Errorf("title rule %q does not say the headline was made up", e.Rule)
 	}
 }
+
+func TestPromisesInProseByOnePerson(t *testing.T) {
+	doc := testDoc()
+	doc.SlugDate = "2011-07-23"
+	doc.Sections = []casefile.Section{{Kind: casefile.SectionSummary, Items: []string{}, Paragraphs: []string{
+		"The server ran out of memory and the service was down for seven hours. Over the next few days I will migrate the server onto a larger instance; that should rule this failure out.",
+	}}}
+	d := mustDraft(t, doc)
+	if len(d.Case.ActionItems) != 1 || !strings.Contains(d.Case.ActionItems[0].Text.EN, "migrate the server") {
+		t.Errorf("action items %+v, want the one promise", d.Case.ActionItems)
+	}
+}
