@@ -22,6 +22,7 @@ import (
 	"github.com/incidentlib/casefile/normalize"
 	"github.com/incidentlib/casefile/store/sqlite"
 	"github.com/incidentlib/casefile/workers"
+	"github.com/incidentlib/casefile/workers/draftstep"
 )
 
 // quiet keeps only the pipeline's warnings, which would explain a slow figure.
@@ -62,12 +63,12 @@ func fixtureSite(b *testing.B) (*httptest.Server, []string) {
 	return srv, names
 }
 
-func newDrafter(b *testing.B) *workers.Drafter {
+func newDrafter(b *testing.B) *draftstep.Drafter {
 	f, err := crawl.New(crawl.Config{AllowPrivate: true, IgnoreRobots: true, Timeout: 10 * time.Second})
 	if err != nil {
 		b.Fatal(err)
 	}
-	return &workers.Drafter{Fetcher: f, Log: quiet}
+	return &draftstep.Drafter{Fetcher: f, Log: quiet}
 }
 
 // BenchmarkThroughput compares, in one run, drafting pagesPerOp local

@@ -3,8 +3,8 @@
 // workers, the store workers that write drafts to the review store, the
 // archive workers that look up Wayback captures, and the dead-letter
 // recorder. It also starts the embedded nats-server of the one-machine
-// default, and holds the draft step (Drafter) that the `draft` command and
-// the fetch workers share.
+// default. The draft step the fetch workers run is package draftstep,
+// which the `draft` command and the evaluation call without any queue.
 //
 // Delivery is at least once; exactly-once effects come from the review
 // store's upserts keyed by canonical URL, from content-derived message ids,

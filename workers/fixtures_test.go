@@ -17,6 +17,7 @@ import (
 	"github.com/incidentlib/casefile/archive/archivetest"
 	"github.com/incidentlib/casefile/crawl"
 	"github.com/incidentlib/casefile/workers"
+	"github.com/incidentlib/casefile/workers/draftstep"
 )
 
 // postmortemPage writes an engineering-blog postmortem for incident n, in
@@ -112,7 +113,7 @@ func (s *site) Hits(path string) int {
 func (s *site) pageURL(n int) string { return fmt.Sprintf("%s/blog/incident-%d", s.URL, n) }
 
 // newDrafter is the real draft step against local servers.
-func newDrafter(t *testing.T, wayback *archivetest.Fake) (*workers.Drafter, workers.Archiver) {
+func newDrafter(t *testing.T, wayback *archivetest.Fake) (*draftstep.Drafter, workers.Archiver) {
 	t.Helper()
 	f, err := crawl.New(crawl.Config{AllowPrivate: true, Timeout: 5 * time.Second})
 	if err != nil {
@@ -121,7 +122,7 @@ func newDrafter(t *testing.T, wayback *archivetest.Fake) (*workers.Drafter, work
 	wb := httptest.NewServer(wayback)
 	t.Cleanup(wb.Close)
 	arch := archive.New(archive.Config{BaseURL: wb.URL, HTTPClient: wb.Client(), MinInterval: -1})
-	return &workers.Drafter{Fetcher: f}, arch
+	return &draftstep.Drafter{Fetcher: f}, arch
 }
 
 var fastQueue = workers.QueueConfig{AckWait: 3 * time.Second, MaxDeliver: 3}
@@ -207,10 +208,10 @@ func submit(t *testing.T, st casefile.Store, batch string, urls ...string) []cas
 
 // newDrafterNoTest is the real draft step for a helper process, which has
 // no *testing.T.
-func newDrafterNoTest() (*workers.Drafter, error) {
+func newDrafterNoTest() (*draftstep.Drafter, error) {
 	f, err := crawl.New(crawl.Config{AllowPrivate: true, Timeout: 5 * time.Second})
 	if err != nil {
 		return nil, err
 	}
-	return &workers.Drafter{Fetcher: f}, nil
+	return &draftstep.Drafter{Fetcher: f}, nil
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/incidentlib/casefile"
+	"github.com/incidentlib/casefile/workers/draftstep"
 )
 
 // Roles selects which parts of the pipeline a process runs.
@@ -26,6 +27,12 @@ type Roles struct {
 	// Workers runs the fetch, store, archive and dead-letter consumers
 	// (worker, run).
 	Workers bool
+}
+
+// Archiver finds an existing archive capture of a URL; *archive.Client
+// satisfies it. It returns "" and no error when there is none.
+type Archiver interface {
+	Lookup(ctx context.Context, rawURL string) (string, error)
 }
 
 // Config configures a Pipeline. The zero value means the defaults.
@@ -90,8 +97,8 @@ func (c Config) withDefaults() Config {
 	return c
 }
 
-// DraftFunc drafts one URL; (*Drafter).Draft is one.
-type DraftFunc func(ctx context.Context, rawURL string) (Result, error)
+// DraftFunc drafts one URL; (*draftstep.Drafter).Draft is one.
+type DraftFunc func(ctx context.Context, rawURL string) (draftstep.Result, error)
 
 // Pipeline runs casefile's queue stages against one JetStream and one
 // review store.

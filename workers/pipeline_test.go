@@ -18,6 +18,7 @@ import (
 	"github.com/incidentlib/casefile/store/postgres/postgrestest"
 	"github.com/incidentlib/casefile/store/sqlite"
 	"github.com/incidentlib/casefile/workers"
+	"github.com/incidentlib/casefile/workers/draftstep"
 )
 
 func canonical(t *testing.T, u string) string {
@@ -208,7 +209,7 @@ func TestJobsFailingWithInternalErrorsEndAsDeadLetters(t *testing.T) {
 		_, js := startEmbedded(t, t.TempDir(), 0)
 		var calls sync.Map
 		p := &workers.Pipeline{JS: js, Store: st,
-			Draft: func(ctx context.Context, rawURL string) (workers.Result, error) {
+			Draft: func(ctx context.Context, rawURL string) (draftstep.Result, error) {
 				n, _ := calls.LoadOrStore(rawURL, new(int))
 				*(n.(*int))++
 				panic("drafter bug on " + rawURL)

@@ -11,7 +11,7 @@ import (
 
 	"github.com/incidentlib/casefile/archive"
 	"github.com/incidentlib/casefile/crawl"
-	"github.com/incidentlib/casefile/workers"
+	"github.com/incidentlib/casefile/workers/draftstep"
 )
 
 // fetchFlags are the fetch settings shared by the commands that fetch.
@@ -38,7 +38,7 @@ func (f *fetchFlags) register(cmd *cobra.Command) {
 }
 
 // drafter builds the draft step from the flags.
-func (f *fetchFlags) drafter(a *app) (*workers.Drafter, error) {
+func (f *fetchFlags) drafter(a *app) (*draftstep.Drafter, error) {
 	fetcher, err := crawl.New(crawl.Config{
 		Timeout:      f.timeout,
 		MaxBodyBytes: f.maxBody,
@@ -49,7 +49,7 @@ func (f *fetchFlags) drafter(a *app) (*workers.Drafter, error) {
 	if err != nil {
 		return nil, err
 	}
-	d := &workers.Drafter{Fetcher: fetcher, Log: a.log}
+	d := &draftstep.Drafter{Fetcher: fetcher, Log: a.log}
 	if !f.noArchive {
 		// CDX allows about 30 requests a minute; stay under it per process.
 		cfg := archive.Config{BaseURL: f.waybackURL, MinInterval: 3 * time.Second}

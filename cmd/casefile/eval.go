@@ -24,7 +24,7 @@ import (
 	"github.com/incidentlib/casefile/crawl"
 	"github.com/incidentlib/casefile/crawl/crawltest"
 	"github.com/incidentlib/casefile/normalize"
-	"github.com/incidentlib/casefile/workers"
+	"github.com/incidentlib/casefile/workers/draftstep"
 )
 
 func (a *app) evalCommand() *cobra.Command {
@@ -198,7 +198,7 @@ func evaluate(ctx context.Context, corpus fs.FS) (*evalReport, error) {
 	if err != nil {
 		return nil, err
 	}
-	drafter := &workers.Drafter{
+	drafter := &draftstep.Drafter{
 		Fetcher: fetcher,
 		Archive: archive.New(archive.Config{
 			BaseURL:     proxy.URL().String(),
@@ -239,7 +239,7 @@ func evaluate(ctx context.Context, corpus fs.FS) (*evalReport, error) {
 }
 
 // scoreCase compares one draft with its expected values.
-func scoreCase(name string, exp map[string]json.RawMessage, res workers.Result, err error) caseReport {
+func scoreCase(name string, exp map[string]json.RawMessage, res draftstep.Result, err error) caseReport {
 	cr := caseReport{Name: name}
 	if isTrue(exp["not_postmortem"]) {
 		got := "drafted"

@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/incidentlib/casefile"
-	"github.com/incidentlib/casefile/workers"
+	"github.com/incidentlib/casefile/workers/draftstep"
 )
 
 // The accuracy the corpus must keep: a drop below these fails CI. Raise
@@ -65,7 +65,7 @@ func TestEvalScoresAWrongDraftAsFailed(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			var res workers.Result
+			var res draftstep.Result
 			res.Draft.Case.Org, res.Draft.Case.Date = tt.org, tt.date
 			res.Draft.Case.Timeline.ResolvedAfter = &tt.resolved
 			res.Draft.Evidence = []casefile.Evidence{{Field: "started_at", Value: tt.started}}

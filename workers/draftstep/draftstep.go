@@ -1,4 +1,7 @@
-package workers
+// Package draftstep is the draft step, one URL to one draft case: fetch,
+// extract, draft, validate and an archive lookup. The draft command, the
+// evaluation and the queue workers all call it; it needs no queue.
+package draftstep
 
 import (
 	"context"
