@@ -138,8 +138,46 @@ type Evidence struct {
 	Confidence float64 `json:"confidence"`
 }
 
-// Draft is the result of drafting one page: the case and its evidence.
+// Draft is the result of drafting one page: the case, its evidence and
+// the page's timeline as the drafter read it.
 type Draft struct {
 	Case     Case       `json:"case"`
 	Evidence []Evidence `json:"evidence"`
+
+	// Timeline lists every extracted event in time order with the role the
+	// drafter gave it; [] when the page gave no events.
+	Timeline []TimelineEvent `json:"timeline"`
+}
+
+// EventRole is what the drafter made of one timeline event.
+type EventRole string
+
+// The roles of timeline events. Start, detected and resolved mark the
+// events the drafter chose for started_at, detected_at and resolved_at;
+// mitigated marks a partial recovery or mitigation between the start and
+// the resolution; every other event is other.
+const (
+	RoleStart     EventRole = "start"
+	RoleDetected  EventRole = "detected"
+	RoleMitigated EventRole = "mitigated"
+	RoleResolved  EventRole = "resolved"
+	RoleOther     EventRole = "other"
+)
+
+// TimelineEvent is one extracted event as a draft shows it to a reviewer.
+// A range ("between 12:17 and 13:51 PDT") gives two events, its start and
+// its end, with the same text.
+type TimelineEvent struct {
+	// At is the instant in UTC, nil when no zone could be inferred for the
+	// time as written.
+	At *time.Time `json:"at"`
+	// Local is the time as written on the page ("14:05 PDT", "2:04 p.m.").
+	Local string `json:"local"`
+	// Text is the sentence or row the time was read in.
+	Text string    `json:"text"`
+	Role EventRole `json:"role"`
+	// Section is the heading of the section the event came from ("" for
+	// text before the first heading); SectionKind its canonical kind.
+	Section     string      `json:"section"`
+	SectionKind SectionKind `json:"section_kind"`
 }

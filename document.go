@@ -67,8 +67,11 @@ type Event struct {
 	// carried it or it was inherited from a declaration elsewhere.
 	Zone        string `json:"zone"`
 	ZoneWritten bool   `json:"zone_written"`
-	// Section is the kind of the section the event was found in.
+	// Section is the kind of the section the event was found in, and
+	// Heading that section's heading as written ("" for text before the
+	// first heading).
 	Section SectionKind `json:"section"`
+	Heading string      `json:"heading,omitempty"`
 	// Status is a status-page update's label (investigating, resolved ...).
 	Status string `json:"status,omitempty"`
 }

@@ -94,6 +94,10 @@ type StoredCase struct {
 	RejectReason string     `json:"reject_reason,omitempty"`
 	CreatedAt    time.Time  `json:"created_at"`
 	UpdatedAt    time.Time  `json:"updated_at"`
+
+	// Timeline is the page's timeline as the draft of this version read it
+	// (see Draft.Timeline); [] when the page gave no events.
+	Timeline []TimelineEvent `json:"timeline"`
 }
 
 // CaseFilter selects cases; zero fields select all.

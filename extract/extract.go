@@ -272,9 +272,9 @@ func assemble(pg *page, r reading) casefile.Document {
 		}
 	}
 
-	sections, kinds := segment(r.blocks, d.Title)
+	sections, kinds, heads := segment(r.blocks, d.Title)
 	d.Sections = sections
-	d.Events = timeline(r.blocks, kinds, env)
+	d.Events = timeline(r.blocks, kinds, heads, env)
 	d.StatedDurations = statedDurations(r.blocks)
 	d.Links = dedupeLinks(r.links, pg)
 

@@ -82,7 +82,7 @@ func sectionsOf(t *testing.T, fragment, title string) []casefile.Section {
 	w := newWalker(nil)
 	w.walk(doc.Nodes[0])
 	w.flush()
-	sections, _ := segment(w.blocks, title)
+	sections, _, _ := segment(w.blocks, title)
 	return sections
 }
 
@@ -589,5 +589,40 @@ func TestTitleSiteNameKeepsTheSpellingOfTheDomainsName(t *testing.T) {
 				t.Errorf("titleSiteName(%q, %q) = %q, want %q", tt.title, tt.url, got, tt.want)
 			}
 		})
+	}
+}
+
+// TestEventsNameTheirSectionHeading: every event carries the heading of
+// the section it was read in, as written ("" before the first heading),
+// beside the section's kind.
+func TestEventsNameTheirSectionHeading(t *testing.T) {
+	page := `<html><head><title>Postmortem: queue stall</title><meta property="article:published_time" content="2024-05-09T09:00:00Z"></head><body><article>
+<h1>Postmortem: queue stall</h1>
+<p>On 8 May 2024 at 14:02 UTC our job queue stopped accepting work.</p>
+<h2>What happened and when</h2>
+<ul>
+<li>14:09 UTC – An alert pages the on-call engineer.</li>
+<li>14:51 UTC – All jobs run again; the queue is back to normal.</li>
+</ul>
+<h2>Why it happened</h2>
+<p>A disk filled up at 13:58 UTC on the queue's primary node, which stalled the queue.</p>
+<p>` + strings.Repeat("Jobs waited in the queue during the outage. ", 8) + `</p>
+</article></body></html>`
+	d, err := Page(context.Background(), casefile.Page{URL: "https://blog.example.com/queue-stall/", ContentType: "text/html", Body: []byte(page)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, e := range d.Events {
+		got = append(got, e.Stamp+" | "+e.Heading+" | "+string(e.Section))
+	}
+	want := []string{
+		"8 May 2024 at 14:02 UTC |  | summary",
+		"14:09 UTC | What happened and when | timeline",
+		"14:51 UTC | What happened and when | timeline",
+		"13:58 UTC | Why it happened | root_cause",
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("events (-want +got):\n%s", diff)
 	}
 }

@@ -58,7 +58,7 @@ y</pre>`)
 		w := newWalker(nil)
 		w.walk(doc.Nodes[0])
 		w.flush()
-		sections, kinds := segment(w.blocks, "T")
+		sections, kinds, _ := segment(w.blocks, "T")
 		if len(kinds) != len(w.blocks) {
 			t.Fatalf("%d kinds for %d blocks", len(kinds), len(w.blocks))
 		}

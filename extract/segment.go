@@ -51,10 +51,11 @@ func classify(heading string) casefile.SectionKind {
 // segment groups blocks into sections. The first section is always the
 // title; text before the first heading becomes an untitled summary. A
 // heading with no kind of its own inherits its parent's. It also returns
-// the section kind of every block, for the timeline.
-func segment(blocks []block, title string) ([]casefile.Section, []casefile.SectionKind) {
+// the section kind and heading of every block, for the timeline.
+func segment(blocks []block, title string) ([]casefile.Section, []casefile.SectionKind, []string) {
 	sections := []casefile.Section{{Kind: casefile.SectionTitle, Heading: title, Level: 1}}
 	kinds := make([]casefile.SectionKind, len(blocks))
+	heads := make([]string, len(blocks))
 	type open struct {
 		level int
 		kind  casefile.SectionKind
@@ -69,7 +70,7 @@ func segment(blocks []block, title string) ([]casefile.Section, []casefile.Secti
 			if !titleSeen && b.level <= 2 && strings.EqualFold(oneLine(b.text), normTitle) {
 				titleSeen = true
 				cur = 0
-				kinds[i] = casefile.SectionTitle
+				kinds[i], heads[i] = casefile.SectionTitle, title
 				continue
 			}
 			kind := b.kindOf
@@ -93,7 +94,7 @@ func segment(blocks []block, title string) ([]casefile.Section, []casefile.Secti
 			stack = append(stack, open{b.level, kind})
 			sections = append(sections, casefile.Section{Kind: kind, Heading: b.text, Level: b.level})
 			cur = len(sections) - 1
-			kinds[i] = kind
+			kinds[i], heads[i] = kind, b.text
 			continue
 		}
 		if cur <= 0 {
@@ -105,7 +106,7 @@ func segment(blocks []block, title string) ([]casefile.Section, []casefile.Secti
 			cur = lead
 		}
 		s := &sections[cur]
-		kinds[i] = s.Kind
+		kinds[i], heads[i] = s.Kind, s.Heading
 		if b.kind == blockItem {
 			s.Items = append(s.Items, b.text)
 		} else {
@@ -120,7 +121,7 @@ func segment(blocks []block, title string) ([]casefile.Section, []casefile.Secti
 			sections[i].Items = []string{}
 		}
 	}
-	return sections, kinds
+	return sections, kinds, heads
 }
 
 // standfirst reports a heading that is a sentence rather than a title:

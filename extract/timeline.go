@@ -80,8 +80,9 @@ const maxEventText = 600
 // own instant; their declarations do not leak into the rows after them. A
 // date without a time of day written more than a day before the day the
 // text already tells is background (the cause's history) and dates only
-// its own sentence.
-func timeline(blocks []block, kinds []casefile.SectionKind, env timeEnv) []casefile.Event {
+// its own sentence. kinds and heads are the section kind and heading of
+// each block (see segment).
+func timeline(blocks []block, kinds []casefile.SectionKind, heads []string, env timeEnv) []casefile.Event {
 	events := []casefile.Event{}
 	carried := env
 	// told maps the local clock times the timeline section told (time of
@@ -97,7 +98,7 @@ func timeline(blocks []block, kinds []casefile.SectionKind, env timeEnv) []casef
 		if b.at != nil {
 			events = append(events, casefile.Event{
 				At: b.at.UTC(), Text: clip(oneLine(b.text)), Stamp: b.stamp, Zone: b.zone,
-				ZoneWritten: b.zoneWritten, Section: kind, Status: b.status,
+				ZoneWritten: b.zoneWritten, Section: kind, Heading: heads[i], Status: b.status,
 			})
 		}
 		if b.reset {
@@ -253,6 +254,7 @@ func timeline(blocks []block, kinds []casefile.SectionKind, env timeEnv) []casef
 				Stamp:       oneLine(s.Text),
 				ZoneWritten: s.ZoneWritten,
 				Section:     kind,
+				Heading:     heads[i],
 			}
 			if s.ZoneKnown {
 				ev.Zone = s.ZoneName

@@ -103,6 +103,7 @@ func Draft(doc casefile.Document) (casefile.Draft, error) {
 	// Timeline and date.
 	tl := chooseTimeline(doc)
 	d.timelineEvidence(tl)
+	events := eventTimeline(doc.Events, tl)
 	date, err := d.date(tl)
 	if err != nil {
 		return casefile.Draft{}, err
@@ -139,7 +140,7 @@ func Draft(doc casefile.Document) (casefile.Draft, error) {
 	// validates the case it stores, after it fills in the source and
 	// archive links; a second run of the schema here cost about a fifth of
 	// drafting.
-	return casefile.Draft{Case: c, Evidence: d.ev}, nil
+	return casefile.Draft{Case: c, Evidence: d.ev, Timeline: events}, nil
 }
 
 // drafter carries the document and the evidence gathered so far.

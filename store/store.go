@@ -215,18 +215,45 @@ func PatchReview(c *casefile.Case, status casefile.CaseStatus, reviewer string, 
 }
 
 // SameDraft reports whether a new draft (its case prepared by PrepareDraft)
-// says the same as the stored version: equal case and evidence, the update
-// time aside. A re-draft of an unchanged page so writes no new version.
-func SameDraft(stored casefile.Case, storedEvidence []casefile.Evidence, next casefile.Case, nextEvidence []casefile.Evidence) bool {
-	stored.UpdatedAt, next.UpdatedAt = "", ""
+// says the same as the stored version: equal case, evidence and timeline,
+// the update time aside. A re-draft of an unchanged page so writes no new
+// version.
+func SameDraft(stored, next casefile.Draft) bool {
+	stored.Case.UpdatedAt, next.Case.UpdatedAt = "", ""
+	stored.Timeline, next.Timeline = DraftTimeline(stored.Timeline), DraftTimeline(next.Timeline)
 	a, err1 := json.Marshal(stored)
 	b, err2 := json.Marshal(next)
-	if err1 != nil || err2 != nil || string(a) != string(b) {
-		return false
+	return err1 == nil && err2 == nil && string(a) == string(b)
+}
+
+// DraftTimeline is the timeline as the store keeps it: [] for none.
+func DraftTimeline(tl []casefile.TimelineEvent) []casefile.TimelineEvent {
+	if tl == nil {
+		return []casefile.TimelineEvent{}
 	}
-	ea, err1 := json.Marshal(storedEvidence)
-	eb, err2 := json.Marshal(nextEvidence)
-	return err1 == nil && err2 == nil && string(ea) == string(eb)
+	return tl
+}
+
+// EncodeDraft encodes a draft's evidence and timeline for the evidence_json
+// and timeline_json columns.
+func EncodeDraft(d casefile.Draft) (evidence, timeline []byte, err error) {
+	if evidence, err = json.Marshal(d.Evidence); err != nil {
+		return nil, nil, fmt.Errorf("encode evidence: %w", err)
+	}
+	if timeline, err = json.Marshal(DraftTimeline(d.Timeline)); err != nil {
+		return nil, nil, fmt.Errorf("encode timeline: %w", err)
+	}
+	return evidence, timeline, nil
+}
+
+// DecodeTimeline reads a timeline_json column of the case with the IL id
+// ([] for none).
+func DecodeTimeline(b []byte, id string) ([]casefile.TimelineEvent, error) {
+	var tl []casefile.TimelineEvent
+	if err := json.Unmarshal(b, &tl); err != nil {
+		return nil, fmt.Errorf("decode timeline of case %s: %w", id, err)
+	}
+	return DraftTimeline(tl), nil
 }
 
 // CheckVersion returns an ErrInvalid error for a review that names no

@@ -25,9 +25,9 @@ import (
 // ErrNotFound for an unknown submission, ErrTransient when the database is
 // unreachable.
 func (s *Store) SaveDraft(ctx context.Context, submissionID int64, d casefile.Draft) (casefile.SaveResult, error) {
-	evidence, err := json.Marshal(d.Evidence)
+	evidence, timeline, err := store.EncodeDraft(d)
 	if err != nil {
-		return casefile.SaveResult{}, fmt.Errorf("save draft of submission %d: encode evidence: %w", submissionID, err)
+		return casefile.SaveResult{}, fmt.Errorf("save draft of submission %d: %w", submissionID, err)
 	}
 	var res casefile.SaveResult
 	err = s.inTx(ctx, fmt.Sprintf("save draft of submission %d", submissionID), func(tx pgx.Tx) error {
@@ -47,9 +47,9 @@ func (s *Store) SaveDraft(ctx context.Context, submissionID int64, d casefile.Dr
 		var id int64
 		var status string
 		var version int
-		var curBody, curEvidence []byte
-		err = tx.QueryRow(ctx, `SELECT id, case_id, status, version, case_json, evidence_json FROM cases WHERE source_id = $1 FOR UPDATE`,
-			sourceID).Scan(&id, &res.CaseID, &status, &version, &curBody, &curEvidence)
+		var curBody, curEvidence, curTimeline []byte
+		err = tx.QueryRow(ctx, `SELECT id, case_id, status, version, case_json, evidence_json, timeline_json FROM cases WHERE source_id = $1 FOR UPDATE`,
+			sourceID).Scan(&id, &res.CaseID, &status, &version, &curBody, &curEvidence, &curTimeline)
 		found := err == nil
 		if err != nil && !errors.Is(err, pgx.ErrNoRows) {
 			return err
@@ -82,24 +82,24 @@ func (s *Store) SaveDraft(ctx context.Context, submissionID int64, d casefile.Dr
 			}
 			version = 1
 			err = tx.QueryRow(ctx, `
-				INSERT INTO cases (case_id, source_id, status, case_json, evidence_json, version, created_at, updated_at)
-				VALUES ($1, $2, 'draft', $3, $4, 1, $5, $5)
+				INSERT INTO cases (case_id, source_id, status, case_json, evidence_json, timeline_json, version, created_at, updated_at)
+				VALUES ($1, $2, 'draft', $3, $4, $6, 1, $5, $5)
 				ON CONFLICT (source_id) DO NOTHING
-				RETURNING id`, res.CaseID, sourceID, body, evidence, now).Scan(&id)
+				RETURNING id`, res.CaseID, sourceID, body, evidence, now, timeline).Scan(&id)
 			if errors.Is(err, pgx.ErrNoRows) {
 				return errRetry // cannot happen while the source row is locked
 			}
 			if err != nil {
 				return err
 			}
-			return saveVersion(ctx, tx, id, version, submissionID, body, evidence, sourceID, d.Case, sourceURL, now)
+			return saveVersion(ctx, tx, id, version, submissionID, body, evidence, timeline, sourceID, d.Case, sourceURL, now)
 		}
 
 		next := store.PrepareDraft(d.Case, res.CaseID, sourceURL, archived, now)
-		var cur casefile.Case
-		var curEv []casefile.Evidence
-		if json.Unmarshal(curBody, &cur) == nil && json.Unmarshal(curEvidence, &curEv) == nil &&
-			store.SameDraft(cur, curEv, next, d.Evidence) {
+		var cur casefile.Draft
+		if json.Unmarshal(curBody, &cur.Case) == nil && json.Unmarshal(curEvidence, &cur.Evidence) == nil &&
+			json.Unmarshal(curTimeline, &cur.Timeline) == nil &&
+			store.SameDraft(cur, casefile.Draft{Case: next, Evidence: d.Evidence, Timeline: d.Timeline}) {
 			res.Unchanged = true
 			return noteDrafted(ctx, tx, submissionID, sourceID, d.Case, sourceURL, now)
 		}
@@ -108,12 +108,12 @@ func (s *Store) SaveDraft(ctx context.Context, submissionID int64, d casefile.Dr
 			return fmt.Errorf("encode case: %w", err)
 		}
 		err = tx.QueryRow(ctx, `
-			UPDATE cases SET case_json = $2, evidence_json = $3, version = version + 1, updated_at = $4
-			WHERE id = $1 RETURNING version`, id, body, evidence, now).Scan(&version)
+			UPDATE cases SET case_json = $2, evidence_json = $3, timeline_json = $5, version = version + 1, updated_at = $4
+			WHERE id = $1 RETURNING version`, id, body, evidence, now, timeline).Scan(&version)
 		if err != nil {
 			return err
 		}
-		return saveVersion(ctx, tx, id, version, submissionID, body, evidence, sourceID, d.Case, sourceURL, now)
+		return saveVersion(ctx, tx, id, version, submissionID, body, evidence, timeline, sourceID, d.Case, sourceURL, now)
 	})
 	if err != nil {
 		return casefile.SaveResult{}, err
@@ -123,11 +123,11 @@ func (s *Store) SaveDraft(ctx context.Context, submissionID int64, d casefile.Dr
 
 // saveVersion records a stored draft as a version of its case, notes the
 // fetch on the source and marks the submission drafted.
-func saveVersion(ctx context.Context, tx pgx.Tx, caseRowID int64, version int, submissionID int64, body, evidence []byte,
+func saveVersion(ctx context.Context, tx pgx.Tx, caseRowID int64, version int, submissionID int64, body, evidence, timeline []byte,
 	sourceID int64, c casefile.Case, sourceURL string, now time.Time) error {
 	_, err := tx.Exec(ctx, `
-		INSERT INTO case_versions (case_id, version, submission_id, case_json, evidence_json, created_at)
-		VALUES ($1, $2, $3, $4, $5, $6)`, caseRowID, version, submissionID, body, evidence, now)
+		INSERT INTO case_versions (case_id, version, submission_id, case_json, evidence_json, timeline_json, created_at)
+		VALUES ($1, $2, $3, $4, $5, $7, $6)`, caseRowID, version, submissionID, body, evidence, now, timeline)
 	if err != nil {
 		return err
 	}
@@ -204,15 +204,15 @@ func (s *Store) patchCaseArchived(ctx context.Context, tx pgx.Tx, sourceID int64
 
 const selectCase = `
 SELECT c.case_id, s.url, c.status, c.version, c.case_json, c.evidence_json, c.reject_reason,
-       c.created_at, c.updated_at
+       c.created_at, c.updated_at, c.timeline_json
 FROM cases c JOIN sources s ON s.id = c.source_id`
 
 func scanCase(row pgx.Row) (casefile.StoredCase, error) {
 	var sc casefile.StoredCase
 	var status string
-	var body, evidence []byte
+	var body, evidence, timeline []byte
 	err := row.Scan(&sc.ID, &sc.SourceURL, &status, &sc.Version, &body, &evidence, &sc.RejectReason,
-		&sc.CreatedAt, &sc.UpdatedAt)
+		&sc.CreatedAt, &sc.UpdatedAt, &timeline)
 	if err != nil {
 		return sc, err
 	}
@@ -224,6 +224,9 @@ func scanCase(row pgx.Row) (casefile.StoredCase, error) {
 	}
 	if err := json.Unmarshal(evidence, &sc.Evidence); err != nil {
 		return sc, fmt.Errorf("decode evidence of case %s: %w", sc.ID, err)
+	}
+	if sc.Timeline, err = store.DecodeTimeline(timeline, sc.ID); err != nil {
+		return sc, err
 	}
 	return sc, nil
 }

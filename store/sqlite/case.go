@@ -22,9 +22,9 @@ import (
 // answers are marked drafted. Errors: ErrNotFound for an unknown
 // submission.
 func (s *Store) SaveDraft(ctx context.Context, submissionID int64, d casefile.Draft) (casefile.SaveResult, error) {
-	evidence, err := json.Marshal(d.Evidence)
+	evidence, timeline, err := store.EncodeDraft(d)
 	if err != nil {
-		return casefile.SaveResult{}, fmt.Errorf("save draft of submission %d: encode evidence: %w", submissionID, err)
+		return casefile.SaveResult{}, fmt.Errorf("save draft of submission %d: %w", submissionID, err)
 	}
 	var res casefile.SaveResult
 	err = s.inTx(ctx, fmt.Sprintf("save draft of submission %d", submissionID), func(tx *sql.Tx) error {
@@ -43,9 +43,9 @@ func (s *Store) SaveDraft(ctx context.Context, submissionID int64, d casefile.Dr
 		var id int64
 		var status string
 		var version int
-		var curBody, curEvidence string
-		err = tx.QueryRowContext(ctx, `SELECT id, case_id, status, version, case_json, evidence_json FROM cases WHERE source_id = ?1`,
-			sourceID).Scan(&id, &res.CaseID, &status, &version, &curBody, &curEvidence)
+		var curBody, curEvidence, curTimeline string
+		err = tx.QueryRowContext(ctx, `SELECT id, case_id, status, version, case_json, evidence_json, timeline_json FROM cases WHERE source_id = ?1`,
+			sourceID).Scan(&id, &res.CaseID, &status, &version, &curBody, &curEvidence, &curTimeline)
 		found := err == nil
 		if err != nil && !errors.Is(err, sql.ErrNoRows) {
 			return err
@@ -81,20 +81,20 @@ func (s *Store) SaveDraft(ctx context.Context, submissionID int64, d casefile.Dr
 			}
 			version = 1
 			err = tx.QueryRowContext(ctx, `
-				INSERT INTO cases (case_id, source_id, status, case_json, evidence_json, version, created_at, updated_at)
-				VALUES (?1, ?2, 'draft', ?3, ?4, 1, ?5, ?5)
-				RETURNING id`, res.CaseID, sourceID, string(body), string(evidence), ts(now)).Scan(&id)
+				INSERT INTO cases (case_id, source_id, status, case_json, evidence_json, timeline_json, version, created_at, updated_at)
+				VALUES (?1, ?2, 'draft', ?3, ?4, ?6, 1, ?5, ?5)
+				RETURNING id`, res.CaseID, sourceID, string(body), string(evidence), ts(now), string(timeline)).Scan(&id)
 			if err != nil {
 				return err
 			}
-			return saveVersion(ctx, tx, id, version, submissionID, body, evidence, sourceID, d.Case, sourceURL, now)
+			return saveVersion(ctx, tx, id, version, submissionID, body, evidence, timeline, sourceID, d.Case, sourceURL, now)
 		}
 
 		next := store.PrepareDraft(d.Case, res.CaseID, sourceURL, archived, now)
-		var cur casefile.Case
-		var curEv []casefile.Evidence
-		if json.Unmarshal([]byte(curBody), &cur) == nil && json.Unmarshal([]byte(curEvidence), &curEv) == nil &&
-			store.SameDraft(cur, curEv, next, d.Evidence) {
+		var cur casefile.Draft
+		if json.Unmarshal([]byte(curBody), &cur.Case) == nil && json.Unmarshal([]byte(curEvidence), &cur.Evidence) == nil &&
+			json.Unmarshal([]byte(curTimeline), &cur.Timeline) == nil &&
+			store.SameDraft(cur, casefile.Draft{Case: next, Evidence: d.Evidence, Timeline: d.Timeline}) {
 			res.Unchanged = true
 			return noteDrafted(ctx, tx, submissionID, sourceID, d.Case, sourceURL, now)
 		}
@@ -103,12 +103,12 @@ func (s *Store) SaveDraft(ctx context.Context, submissionID int64, d casefile.Dr
 			return fmt.Errorf("encode case: %w", err)
 		}
 		err = tx.QueryRowContext(ctx, `
-			UPDATE cases SET case_json = ?2, evidence_json = ?3, version = version + 1, updated_at = ?4
-			WHERE id = ?1 RETURNING version`, id, string(body), string(evidence), ts(now)).Scan(&version)
+			UPDATE cases SET case_json = ?2, evidence_json = ?3, timeline_json = ?5, version = version + 1, updated_at = ?4
+			WHERE id = ?1 RETURNING version`, id, string(body), string(evidence), ts(now), string(timeline)).Scan(&version)
 		if err != nil {
 			return err
 		}
-		return saveVersion(ctx, tx, id, version, submissionID, body, evidence, sourceID, d.Case, sourceURL, now)
+		return saveVersion(ctx, tx, id, version, submissionID, body, evidence, timeline, sourceID, d.Case, sourceURL, now)
 	})
 	if err != nil {
 		return casefile.SaveResult{}, err
@@ -118,11 +118,11 @@ func (s *Store) SaveDraft(ctx context.Context, submissionID int64, d casefile.Dr
 
 // saveVersion records a stored draft as a version of its case, notes the
 // fetch on the source and marks the submission drafted.
-func saveVersion(ctx context.Context, tx *sql.Tx, caseRowID int64, version int, submissionID int64, body, evidence []byte,
+func saveVersion(ctx context.Context, tx *sql.Tx, caseRowID int64, version int, submissionID int64, body, evidence, timeline []byte,
 	sourceID int64, c casefile.Case, sourceURL string, now time.Time) error {
 	_, err := tx.ExecContext(ctx, `
-		INSERT INTO case_versions (case_id, version, submission_id, case_json, evidence_json, created_at)
-		VALUES (?1, ?2, ?3, ?4, ?5, ?6)`, caseRowID, version, submissionID, string(body), string(evidence), ts(now))
+		INSERT INTO case_versions (case_id, version, submission_id, case_json, evidence_json, timeline_json, created_at)
+		VALUES (?1, ?2, ?3, ?4, ?5, ?7, ?6)`, caseRowID, version, submissionID, string(body), string(evidence), ts(now), string(timeline))
 	if err != nil {
 		return err
 	}
@@ -200,14 +200,14 @@ func patchCaseArchived(ctx context.Context, tx *sql.Tx, sourceID int64, sourceUR
 
 const selectCase = `
 SELECT c.case_id, s.url, c.status, c.version, c.case_json, c.evidence_json, c.reject_reason,
-       c.created_at, c.updated_at
+       c.created_at, c.updated_at, c.timeline_json
 FROM cases c JOIN sources s ON s.id = c.source_id`
 
 func scanCase(row scanner) (casefile.StoredCase, error) {
 	var sc casefile.StoredCase
-	var status, body, evidence, created, updated string
+	var status, body, evidence, created, updated, timeline string
 	err := row.Scan(&sc.ID, &sc.SourceURL, &status, &sc.Version, &body, &evidence, &sc.RejectReason,
-		&created, &updated)
+		&created, &updated, &timeline)
 	if err != nil {
 		return sc, err
 	}
@@ -223,6 +223,9 @@ func scanCase(row scanner) (casefile.StoredCase, error) {
 	}
 	if err := json.Unmarshal([]byte(evidence), &sc.Evidence); err != nil {
 		return sc, fmt.Errorf("decode evidence of case %s: %w", sc.ID, err)
+	}
+	if sc.Timeline, err = store.DecodeTimeline([]byte(timeline), sc.ID); err != nil {
+		return sc, err
 	}
 	return sc, nil
 }

@@ -38,6 +38,7 @@ func Run(t *testing.T, open func(t *testing.T) casefile.Store) {
 		{"a late copy of a job neither reopens nor changes a final submission", testFinalStatesStay},
 		{"save draft assigns increasing IL ids", testCaseIDs},
 		{"a draft round-trips through the store", testDraftRoundTrip},
+		{"the timeline is kept with the case and versioned with it", testTimelineRoundTrip},
 		{"a second draft of a source makes a new version of the same case", testSaveDraftTwice},
 		{"a reviewed case is kept when a new draft arrives", testSaveDraftKeepsReviewed},
 		{"a reviewed case is unchanged by a re-submission, a re-draft and the archive stage", testReviewedCaseUnchanged},
@@ -148,6 +149,12 @@ func draft(u, title string) casefile.Draft {
 		Evidence: []casefile.Evidence{
 			{Field: "title", Value: title, Source: "h1", Rule: "headline", Confidence: 0.9},
 			{Field: "timeline.detected_after", Value: "4m", Source: "14:04 UTC alert fired", Rule: "first-alert", Confidence: 0.7},
+		},
+		Timeline: []casefile.TimelineEvent{
+			{At: nil, Local: "9:30", Text: "The change was reviewed at 9:30.", Role: casefile.RoleOther, Section: "Background", SectionKind: casefile.SectionOther},
+			{At: ptr(time.Date(2024, 3, 5, 14, 0, 0, 0, time.UTC)), Local: "14:00 UTC", Text: "At 14:00 UTC requests began to fail.", Role: casefile.RoleStart, Section: "Timeline", SectionKind: casefile.SectionTimeline},
+			{At: ptr(time.Date(2024, 3, 5, 14, 4, 0, 0, time.UTC)), Local: "14:04 UTC", Text: "14:04 UTC alert fired", Role: casefile.RoleDetected, Section: "Timeline", SectionKind: casefile.SectionTimeline},
+			{At: ptr(time.Date(2024, 3, 5, 15, 12, 0, 0, time.UTC)), Local: "15:12 UTC", Text: "Service was fully restored at 15:12 UTC.", Role: casefile.RoleResolved, Section: "", SectionKind: casefile.SectionSummary},
 		},
 	}
 }
@@ -433,6 +440,52 @@ func testDraftRoundTrip(t *testing.T, s casefile.Store) {
 	}
 	if d.Case.ID != "" || d.Case.Sources[0].Archived != nil {
 		t.Errorf("SaveDraft changed the caller's draft: %+v", d.Case)
+	}
+}
+
+// testTimelineRoundTrip: the draft's timeline is stored with the case,
+// read back by Case and Cases, replaced by a new version when only it
+// changed, and [] for a draft without one.
+func testTimelineRoundTrip(t *testing.T, s casefile.Store) {
+	const u = "https://a.example/post"
+	d := draft(u, "T")
+	res := saveDraft(t, s, submitURL(t, s, u).ID, d)
+	got := getCase(t, s, res.CaseID)
+	if diff := cmp.Diff(d.Timeline, got.Timeline); diff != "" {
+		t.Errorf("stored timeline (-want +got):\n%s", diff)
+	}
+	all, err := s.Cases(ctx(t), casefile.CaseFilter{})
+	if err != nil {
+		t.Fatalf("Cases: %v", err)
+	}
+	if len(all) != 1 {
+		t.Fatalf("Cases = %d cases, want 1", len(all))
+	}
+	if diff := cmp.Diff(d.Timeline, all[0].Timeline); diff != "" {
+		t.Errorf("timeline listed by Cases (-want +got):\n%s", diff)
+	}
+
+	// A re-draft that reads the page's timeline differently is a new version.
+	d2 := draft(u, "T")
+	d2.Timeline[3].Role = casefile.RoleMitigated
+	d2.Timeline = append(d2.Timeline, casefile.TimelineEvent{At: ptr(time.Date(2024, 3, 5, 15, 40, 0, 0, time.UTC)), Local: "15:40 UTC",
+		Text: "The backlog was drained at 15:40 UTC.", Role: casefile.RoleResolved, Section: "Timeline", SectionKind: casefile.SectionTimeline})
+	res2 := saveDraft(t, s, submitURL(t, s, u).ID, d2)
+	got = getCase(t, s, res.CaseID)
+	if res2.Unchanged || got.Version != 2 {
+		t.Errorf("a draft with another timeline: %+v, version %d; want a new version 2", res2, got.Version)
+	}
+	if diff := cmp.Diff(d2.Timeline, got.Timeline); diff != "" {
+		t.Errorf("timeline of version 2 (-want +got):\n%s", diff)
+	}
+
+	// A draft without a timeline reads back as an empty list.
+	const v = "https://b.example/post"
+	bare := draft(v, "T")
+	bare.Timeline = nil
+	res3 := saveDraft(t, s, submitURL(t, s, v).ID, bare)
+	if got := getCase(t, s, res3.CaseID).Timeline; got == nil || len(got) != 0 {
+		t.Errorf("timeline of a draft without one = %#v, want []", got)
 	}
 }
 

@@ -1,0 +1,2 @@
+ALTER TABLE case_versions DROP COLUMN timeline_json;
+ALTER TABLE cases DROP COLUMN timeline_json;
