@@ -2,6 +2,7 @@ package casefile
 
 import (
 	"context"
+	"encoding/json"
 	"time"
 )
 
@@ -87,7 +88,8 @@ type StoredCase struct {
 	ID        string     `json:"id"`
 	SourceURL string     `json:"source_url"`
 	Status    CaseStatus `json:"status"`
-	// Version counts the drafts stored for the source (1 for the first).
+	// Version counts the versions of the case: each draft stored for the
+	// source and each reviewer's edit makes one (1 for the first draft).
 	Version      int        `json:"version"`
 	Case         Case       `json:"case"`
 	Evidence     []Evidence `json:"evidence,omitempty"`
@@ -98,6 +100,27 @@ type StoredCase struct {
 	// Timeline is the page's timeline as the draft of this version read it
 	// (see Draft.Timeline); [] when the page gave no events.
 	Timeline []TimelineEvent `json:"timeline"`
+}
+
+// FieldChange is one field of a case changed by a reviewer: the field's
+// path as the API names it ("severity", "title.en", "timeline.resolved_after")
+// and its JSON value before and after.
+type FieldChange struct {
+	Field string          `json:"field"`
+	Old   json.RawMessage `json:"old"`
+	New   json.RawMessage `json:"new"`
+}
+
+// Change is one entry of a case's history: who changed which field of
+// which version, when, from what to what. A review decision is recorded as
+// a change of the field "status" (and "reject_reason" when rejecting).
+type Change struct {
+	At time.Time `json:"at"`
+	By string    `json:"by"`
+	// Version is the version of the case the change made (an edit) or
+	// applied to (a review decision).
+	Version int `json:"version"`
+	FieldChange
 }
 
 // CaseFilter selects cases; zero fields select all.
@@ -202,7 +225,19 @@ type Store interface {
 	Case(ctx context.Context, id string) (StoredCase, error)
 	// SetStatus records a review decision on the given version of a case;
 	// an ErrConflict error when that version is no longer the current one.
+	// It is recorded in the case's history.
 	SetStatus(ctx context.Context, id string, version int, status CaseStatus, reviewer, reason string) error
+	// EditCase changes the given version of a draft case as edit says, in
+	// one transaction: edit gets the current case and returns the new one
+	// with the fields it changed (an error from edit is returned as it is).
+	// The result is a new version, each changed field a history entry by
+	// reviewer; a re-draft of the source no longer replaces an edited case.
+	// ErrConflict when version is not current or the case is not a draft;
+	// no change writes nothing.
+	EditCase(ctx context.Context, id string, version int, reviewer string, edit func(Case) (Case, []FieldChange, error)) (StoredCase, error)
+	// History lists the changes of a case, oldest first; ErrNotFound for
+	// an unknown case.
+	History(ctx context.Context, id string) ([]Change, error)
 	// Close releases the store's connections.
 	Close() error
 }

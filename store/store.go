@@ -268,3 +268,57 @@ func CheckVersion(id string, current, reviewed int) error {
 	}
 	return nil
 }
+
+// StatusChanges are the history entries of a review decision: the status
+// when it changes, and the reject reason when it changes.
+func StatusChanges(oldStatus, newStatus casefile.CaseStatus, oldReason, newReason string) []casefile.FieldChange {
+	var out []casefile.FieldChange
+	if oldStatus != newStatus {
+		out = append(out, casefile.FieldChange{Field: "status", Old: JSONValue(string(oldStatus)), New: JSONValue(string(newStatus))})
+	}
+	if oldReason != newReason {
+		out = append(out, casefile.FieldChange{Field: "reject_reason", Old: JSONValue(oldReason), New: JSONValue(newReason)})
+	}
+	return out
+}
+
+// JSONValue encodes v for a history entry (null when it cannot be encoded,
+// which the plain values of a case never are).
+func JSONValue(v any) json.RawMessage {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return json.RawMessage("null")
+	}
+	return b
+}
+
+// CheckEdit returns an ErrConflict error unless a case in status can be
+// edited: reviewers edit drafts, and reopen a reviewed case to change it.
+func CheckEdit(id string, status casefile.CaseStatus) error {
+	if status != casefile.CaseDraft {
+		return casefile.Errorf(casefile.ErrConflict, "case %s is %s: reopen it as a draft before editing it", id, status)
+	}
+	return nil
+}
+
+// ApplyEdit runs a reviewer's edit on the stored case c and returns the
+// case to store (update time set) and the changes, none when the edit
+// changed nothing. Fields named twice keep their last change.
+func ApplyEdit(c casefile.Case, edit func(casefile.Case) (casefile.Case, []casefile.FieldChange, error), now time.Time) (casefile.Case, []casefile.FieldChange, error) {
+	next, changes, err := edit(c)
+	if err != nil {
+		return c, nil, err
+	}
+	var kept []casefile.FieldChange
+	for _, ch := range changes {
+		if string(ch.Old) != string(ch.New) {
+			kept = append(kept, ch)
+		}
+	}
+	if len(kept) == 0 {
+		return c, nil, nil
+	}
+	next.ID = c.ID
+	next.UpdatedAt = now.UTC().Format(TimeFormat)
+	return next, kept, nil
+}

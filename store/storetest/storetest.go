@@ -5,6 +5,7 @@ package storetest
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -54,6 +55,10 @@ func Run(t *testing.T, open func(t *testing.T) casefile.Store) {
 		{"unknown cases are not found", testCaseNotFound},
 		{"set status records the review in the case", testSetStatus},
 		{"cases are listed newest first and filtered by status", testCases},
+		{"an edit makes a version and a history entry per field", testEditCase},
+		{"an edit names the current version of a draft", testEditRefused},
+		{"review decisions are recorded in the history", testReviewHistory},
+		{"an edited draft is kept when the source is drafted again", testEditedDraftKept},
 		{"one url submitted and drafted concurrently makes one case", testConcurrentSameURL},
 		{"concurrent drafts of different urls get distinct ids", testConcurrentDistinct},
 	}
@@ -1119,5 +1124,165 @@ func testConcurrentDistinct(t *testing.T, s casefile.Store) {
 		if id := store.CaseID(int64(i)); !seen[id] {
 			t.Errorf("no case got %s; ids %v", id, ids)
 		}
+	}
+}
+
+// setSeverity is an edit that sets the severity and the title's English.
+func setSeverity(severity, title string) func(casefile.Case) (casefile.Case, []casefile.FieldChange, error) {
+	return func(c casefile.Case) (casefile.Case, []casefile.FieldChange, error) {
+		changes := []casefile.FieldChange{
+			{Field: "severity", Old: store.JSONValue(c.Severity), New: store.JSONValue(severity)},
+			{Field: "title.en", Old: store.JSONValue(c.Title.EN), New: store.JSONValue(title)},
+		}
+		c.Severity, c.Title.EN = severity, title
+		return c, changes, nil
+	}
+}
+
+// historyOf returns the history of a case without its times, each value
+// compacted JSON.
+func historyOf(t *testing.T, s casefile.Store, id string) []casefile.Change {
+	t.Helper()
+	h, err := s.History(ctx(t), id)
+	if err != nil {
+		t.Fatalf("History(%s): %v", id, err)
+	}
+	for i := range h {
+		if h[i].At.IsZero() {
+			t.Errorf("history entry %d has no time", i)
+		}
+		h[i].At = time.Time{}
+		h[i].Old, h[i].New = compactJSON(t, h[i].Old), compactJSON(t, h[i].New)
+	}
+	return h
+}
+
+func compactJSON(t *testing.T, b []byte) []byte {
+	t.Helper()
+	var v any
+	if err := json.Unmarshal(b, &v); err != nil {
+		t.Fatalf("history value %q is not JSON: %v", b, err)
+	}
+	out, _ := json.Marshal(v)
+	return out
+}
+
+func change(version int, by, field, oldJSON, newJSON string) casefile.Change {
+	return casefile.Change{By: by, Version: version, FieldChange: casefile.FieldChange{Field: field, Old: []byte(oldJSON), New: []byte(newJSON)}}
+}
+
+func testEditCase(t *testing.T, s casefile.Store) {
+	const u = "https://a.example/edit"
+	id := saveDraft(t, s, submitURL(t, s, u).ID, draft(u, "Edge outage")).CaseID
+	if h := historyOf(t, s, id); len(h) != 0 {
+		t.Errorf("history of a new draft: %v, want none", h)
+	}
+	got, err := s.EditCase(ctx(t), id, 1, "ana", setSeverity("major", "Edge proxies failed for 72 minutes"))
+	if err != nil {
+		t.Fatalf("EditCase: %v", err)
+	}
+	if got.Version != 2 || got.Case.Severity != "major" || got.Case.Title.EN != "Edge proxies failed for 72 minutes" || got.Status != casefile.CaseDraft {
+		t.Errorf("edited case: version %d, severity %q, title %q, status %s", got.Version, got.Case.Severity, got.Case.Title.EN, got.Status)
+	}
+	if diff := cmp.Diff(got, getCase(t, s, id)); diff != "" {
+		t.Errorf("EditCase returned another case than Case reads (-returned +read):\n%s", diff)
+	}
+	if len(got.Evidence) != 2 || len(got.Timeline) != 4 {
+		t.Errorf("the edit lost the evidence or the timeline: %d evidence, %d events", len(got.Evidence), len(got.Timeline))
+	}
+	want := []casefile.Change{
+		change(2, "ana", "severity", `"unknown"`, `"major"`),
+		change(2, "ana", "title.en", `"Edge outage"`, `"Edge proxies failed for 72 minutes"`),
+	}
+	if diff := cmp.Diff(want, historyOf(t, s, id)); diff != "" {
+		t.Errorf("history (-want +got):\n%s", diff)
+	}
+	// An edit that changes nothing writes no version and no history.
+	same, err := s.EditCase(ctx(t), id, 2, "bo", setSeverity("major", "Edge proxies failed for 72 minutes"))
+	if err != nil || same.Version != 2 {
+		t.Errorf("edit without change: version %d, %v; want version 2 kept", same.Version, err)
+	}
+	if h := historyOf(t, s, id); len(h) != 2 {
+		t.Errorf("edit without change added history: %v", h)
+	}
+	// The edited version can be approved.
+	if err := s.SetStatus(ctx(t), id, 2, casefile.CaseApproved, "bo", ""); err != nil {
+		t.Errorf("approve the edited version: %v", err)
+	}
+}
+
+func testEditRefused(t *testing.T, s casefile.Store) {
+	const u = "https://a.example/edit-refused"
+	id := saveDraft(t, s, submitURL(t, s, u).ID, draft(u, "T")).CaseID
+	saveDraft(t, s, submitURL(t, s, u).ID, draft(u, "T2"))
+	before := getCase(t, s, id)
+
+	_, err := s.EditCase(ctx(t), id, 1, "ana", setSeverity("major", "X"))
+	wantKind(t, "EditCase of version 1 when 2 is current", err, casefile.ErrConflict)
+	_, err = s.EditCase(ctx(t), id, 0, "ana", setSeverity("major", "X"))
+	wantKind(t, "EditCase without a version", err, casefile.ErrInvalid)
+	_, err = s.EditCase(ctx(t), "IL-9999", 1, "ana", setSeverity("major", "X"))
+	wantKind(t, "EditCase of an unknown case", err, casefile.ErrNotFound)
+	_, err = s.History(ctx(t), "IL-9999")
+	wantKind(t, "History of an unknown case", err, casefile.ErrNotFound)
+	bad := errors.New("severity: not a grade")
+	_, err = s.EditCase(ctx(t), id, 2, "ana", func(c casefile.Case) (casefile.Case, []casefile.FieldChange, error) {
+		return c, nil, casefile.Errorf(casefile.ErrInvalid, "edit: %w", bad)
+	})
+	if !errors.Is(err, bad) || !errors.Is(err, casefile.ErrInvalid) {
+		t.Errorf("EditCase with a failing edit: %v, want the edit's error", err)
+	}
+	if err := s.SetStatus(ctx(t), id, 2, casefile.CaseApproved, "ana", ""); err != nil {
+		t.Fatal(err)
+	}
+	_, err = s.EditCase(ctx(t), id, 2, "ana", setSeverity("major", "X"))
+	wantKind(t, "EditCase of an approved case", err, casefile.ErrConflict)
+
+	after := getCase(t, s, id)
+	if after.Case.Severity != before.Case.Severity || after.Case.Title != before.Case.Title || after.Version != 2 {
+		t.Errorf("refused edits changed the case: severity %q, title %+v, version %d", after.Case.Severity, after.Case.Title, after.Version)
+	}
+	if h := historyOf(t, s, id); len(h) != 1 || h[0].Field != "status" {
+		t.Errorf("history after refused edits and an approval: %v, want only the status change", h)
+	}
+}
+
+func testReviewHistory(t *testing.T, s casefile.Store) {
+	const u = "https://a.example/review-history"
+	id := saveDraft(t, s, submitURL(t, s, u).ID, draft(u, "T")).CaseID
+	for _, st := range []struct {
+		status     casefile.CaseStatus
+		by, reason string
+	}{
+		{casefile.CaseRejected, "ana", "not an incident"},
+		{casefile.CaseDraft, "bo", ""},
+		{casefile.CaseApproved, "bo", "ignored when approving"},
+	} {
+		if err := s.SetStatus(ctx(t), id, 1, st.status, st.by, st.reason); err != nil {
+			t.Fatalf("SetStatus %s: %v", st.status, err)
+		}
+	}
+	want := []casefile.Change{
+		change(1, "ana", "status", `"draft"`, `"rejected"`),
+		change(1, "ana", "reject_reason", `""`, `"not an incident"`),
+		change(1, "bo", "status", `"rejected"`, `"draft"`),
+		change(1, "bo", "reject_reason", `"not an incident"`, `""`),
+		change(1, "bo", "status", `"draft"`, `"approved"`),
+	}
+	if diff := cmp.Diff(want, historyOf(t, s, id)); diff != "" {
+		t.Errorf("history (-want +got):\n%s", diff)
+	}
+}
+
+func testEditedDraftKept(t *testing.T, s casefile.Store) {
+	const u = "https://a.example/edited-kept"
+	id := saveDraft(t, s, submitURL(t, s, u).ID, draft(u, "T")).CaseID
+	if _, err := s.EditCase(ctx(t), id, 1, "ana", setSeverity("minor", "Fixed by hand")); err != nil {
+		t.Fatal(err)
+	}
+	res := saveDraft(t, s, submitURL(t, s, u).ID, draft(u, "A new reading of the page"))
+	got := getCase(t, s, id)
+	if !res.Kept || got.Version != 2 || got.Case.Title.EN != "Fixed by hand" {
+		t.Errorf("re-draft of an edited case: %+v, version %d, title %q; want it kept at version 2", res, got.Version, got.Case.Title.EN)
 	}
 }
