@@ -44,6 +44,10 @@ func (s *api) routes() http.Handler {
 	mux.HandleFunc("GET /api/submissions/{id}", s.getSubmission)
 	mux.HandleFunc("GET /api/cases", s.listCases)
 	mux.HandleFunc("GET /api/cases/{id}", s.getCase)
+	mux.HandleFunc("PATCH /api/cases/{id}", s.requireWriter(s.patchCase))
+	mux.HandleFunc("POST /api/cases/{id}/approve", s.requireWriter(s.approveCase))
+	mux.HandleFunc("POST /api/cases/{id}/reject", s.requireWriter(s.rejectCase))
+	mux.HandleFunc("GET /api/cases/{id}/history", s.caseHistory)
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
 	})
