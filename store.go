@@ -238,6 +238,15 @@ type Store interface {
 	// History lists the changes of a case, oldest first; ErrNotFound for
 	// an unknown case.
 	History(ctx context.Context, id string) ([]Change, error)
+	// SetReviewer adds a reviewer account with the password hash, or sets
+	// the hash of an existing one (created is false then). ErrInvalid for
+	// a name store.CheckReviewerName refuses or an empty hash.
+	SetReviewer(ctx context.Context, name, passwordHash string) (created bool, err error)
+	// ReviewerHash returns a reviewer's password hash; ErrNotFound for an
+	// unknown name.
+	ReviewerHash(ctx context.Context, name string) (string, error)
+	// Reviewers lists the reviewer accounts by name.
+	Reviewers(ctx context.Context) ([]string, error)
 	// Close releases the store's connections.
 	Close() error
 }

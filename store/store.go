@@ -13,6 +13,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/incidentlib/casefile"
 )
@@ -321,4 +323,19 @@ func ApplyEdit(c casefile.Case, edit func(casefile.Case) (casefile.Case, []casef
 	next.ID = c.ID
 	next.UpdatedAt = now.UTC().Format(TimeFormat)
 	return next, kept, nil
+}
+
+// CheckReviewerName returns an ErrInvalid error unless name can name a
+// reviewer: 1 to 64 letters, digits, '.', '_' or '-'.
+func CheckReviewerName(name string) error {
+	ok := name != "" && utf8.RuneCountInString(name) <= 64
+	for _, r := range name {
+		if !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '.' && r != '_' && r != '-' {
+			ok = false
+		}
+	}
+	if !ok {
+		return casefile.Errorf(casefile.ErrInvalid, "reviewer name %q: use 1 to 64 letters, digits, '.', '_' or '-'", name)
+	}
+	return nil
 }

@@ -59,6 +59,7 @@ func Run(t *testing.T, open func(t *testing.T) casefile.Store) {
 		{"an edit names the current version of a draft", testEditRefused},
 		{"review decisions are recorded in the history", testReviewHistory},
 		{"an edited draft is kept when the source is drafted again", testEditedDraftKept},
+		{"reviewer accounts are added, re-keyed and listed", testReviewers},
 		{"one url submitted and drafted concurrently makes one case", testConcurrentSameURL},
 		{"concurrent drafts of different urls get distinct ids", testConcurrentDistinct},
 	}
@@ -1284,5 +1285,34 @@ func testEditedDraftKept(t *testing.T, s casefile.Store) {
 	got := getCase(t, s, id)
 	if !res.Kept || got.Version != 2 || got.Case.Title.EN != "Fixed by hand" {
 		t.Errorf("re-draft of an edited case: %+v, version %d, title %q; want it kept at version 2", res, got.Version, got.Case.Title.EN)
+	}
+}
+
+func testReviewers(t *testing.T, s casefile.Store) {
+	if names, err := s.Reviewers(ctx(t)); err != nil || len(names) != 0 {
+		t.Errorf("Reviewers of a new store: %v, %v; want none", names, err)
+	}
+	for _, r := range []struct {
+		name, hash  string
+		wantCreated bool
+	}{{"ana", "h1", true}, {"bo.k", "h2", true}, {"ana", "h3", false}} {
+		created, err := s.SetReviewer(ctx(t), r.name, r.hash)
+		if err != nil || created != r.wantCreated {
+			t.Errorf("SetReviewer(%s): created %v, %v; want created %v", r.name, created, err, r.wantCreated)
+		}
+	}
+	if h, err := s.ReviewerHash(ctx(t), "ana"); err != nil || h != "h3" {
+		t.Errorf("ReviewerHash(ana) = %q, %v; want the new hash h3", h, err)
+	}
+	_, err := s.ReviewerHash(ctx(t), "carl")
+	wantKind(t, "ReviewerHash of an unknown name", err, casefile.ErrNotFound)
+	for _, bad := range []string{"", "a b", "<script>", strings.Repeat("x", 65)} {
+		_, err := s.SetReviewer(ctx(t), bad, "h")
+		wantKind(t, fmt.Sprintf("SetReviewer(%q)", bad), err, casefile.ErrInvalid)
+	}
+	_, err = s.SetReviewer(ctx(t), "dee", "")
+	wantKind(t, "SetReviewer without a hash", err, casefile.ErrInvalid)
+	if names, err := s.Reviewers(ctx(t)); err != nil || strings.Join(names, ",") != "ana,bo.k" {
+		t.Errorf("Reviewers = %v, %v; want ana, bo.k", names, err)
 	}
 }
