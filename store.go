@@ -228,13 +228,14 @@ type Store interface {
 	// It is recorded in the case's history.
 	SetStatus(ctx context.Context, id string, version int, status CaseStatus, reviewer, reason string) error
 	// EditCase changes the given version of a draft case as edit says, in
-	// one transaction: edit gets the current case and returns the new one
-	// with the fields it changed (an error from edit is returned as it is).
-	// The result is a new version, each changed field a history entry by
-	// reviewer; a re-draft of the source no longer replaces an edited case.
-	// ErrConflict when version is not current or the case is not a draft;
-	// no change writes nothing.
-	EditCase(ctx context.Context, id string, version int, reviewer string, edit func(Case) (Case, []FieldChange, error)) (StoredCase, error)
+	// one transaction: edit gets the current case with its evidence and
+	// timeline and returns them changed, with the fields it changed (an
+	// error from edit is returned as it is). The case and the timeline
+	// (roles a reviewer picked) are stored as a new version, each changed
+	// field a history entry by reviewer; a re-draft of the source no
+	// longer replaces an edited case. ErrConflict when version is not
+	// current or the case is not a draft; no change writes nothing.
+	EditCase(ctx context.Context, id string, version int, reviewer string, edit func(Draft) (Draft, []FieldChange, error)) (StoredCase, error)
 	// History lists the changes of a case, oldest first; ErrNotFound for
 	// an unknown case.
 	History(ctx context.Context, id string) ([]Change, error)

@@ -42,6 +42,10 @@ func (e *EditError) Field(name string) string {
 	return ""
 }
 
+// nullableTexts are the texts that may be null as a whole; setting one
+// side of a null one makes it a text.
+var nullableTexts = map[string]bool{"detection": true, "lessons": true}
+
 // readOnlyFields are the case fields the review store and the review
 // decision write; an edit cannot set them.
 var readOnlyFields = map[string]bool{"id": true, "review": true, "updated_at": true, "url": true}
@@ -100,6 +104,14 @@ func EditCase(c casefile.Case, fields map[string]json.RawMessage) (casefile.Case
 		return c, nil, casefile.Errorf(casefile.ErrInvalid, "edit case %s: %w", name, &EditError{problems})
 	}
 
+	// A nullable text with neither side is null.
+	if m, ok := doc.(map[string]any); ok {
+		for k := range nullableTexts {
+			if t, ok := m[k].(map[string]any); ok && t["en"] == nil && t["ko"] == nil {
+				m[k] = nil
+			}
+		}
+	}
 	edited, err := json.Marshal(doc)
 	if err != nil {
 		return c, nil, fmt.Errorf("edit case %s: encode: %w", name, err)
@@ -180,6 +192,10 @@ func setPath(doc any, path string, val any) (any, error) {
 			if last {
 				node[k] = val
 				return v, nil
+			}
+			if v == nil && i == 0 && nullableTexts[k] {
+				v = map[string]any{"en": nil, "ko": nil}
+				node[k] = v
 			}
 			cur = v
 		case []any:

@@ -55,6 +55,12 @@ func TestEditCase(t *testing.T) {
 					t.Errorf("kind %q", c.Sources[0].Kind)
 				}
 			}, nil},
+		{"one side of a null text", map[string]string{"lessons": `null`, "detection.ko": `"경보가 울렸다"`},
+			func(t *testing.T, c casefile.Case) {
+				if c.Lessons != nil || c.Detection == nil || c.Detection.KO != "경보가 울렸다" {
+					t.Errorf("lessons %v, detection %+v", c.Lessons, c.Detection)
+				}
+			}, nil},
 		{"a bad duration", map[string]string{"timeline.resolved_after": `"about an hour"`}, nil,
 			map[string]string{"timeline.resolved_after": "duration form"}},
 		{"a bad date", map[string]string{"date": `"2024-13-01"`}, nil, map[string]string{"date": "date form"}},

@@ -303,13 +303,13 @@ func CheckEdit(id string, status casefile.CaseStatus) error {
 	return nil
 }
 
-// ApplyEdit runs a reviewer's edit on the stored case c and returns the
-// case to store (update time set) and the changes, none when the edit
-// changed nothing. Fields named twice keep their last change.
-func ApplyEdit(c casefile.Case, edit func(casefile.Case) (casefile.Case, []casefile.FieldChange, error), now time.Time) (casefile.Case, []casefile.FieldChange, error) {
-	next, changes, err := edit(c)
+// ApplyEdit runs a reviewer's edit on the stored case and returns the
+// draft to store (case id kept, update time set) and the changes, none
+// when the edit changed nothing.
+func ApplyEdit(d casefile.Draft, edit func(casefile.Draft) (casefile.Draft, []casefile.FieldChange, error), now time.Time) (casefile.Draft, []casefile.FieldChange, error) {
+	next, changes, err := edit(d)
 	if err != nil {
-		return c, nil, err
+		return d, nil, err
 	}
 	var kept []casefile.FieldChange
 	for _, ch := range changes {
@@ -318,10 +318,12 @@ func ApplyEdit(c casefile.Case, edit func(casefile.Case) (casefile.Case, []casef
 		}
 	}
 	if len(kept) == 0 {
-		return c, nil, nil
+		return d, nil, nil
 	}
-	next.ID = c.ID
-	next.UpdatedAt = now.UTC().Format(TimeFormat)
+	next.Case.ID = d.Case.ID
+	next.Case.UpdatedAt = now.UTC().Format(TimeFormat)
+	next.Evidence = d.Evidence
+	next.Timeline = DraftTimeline(next.Timeline)
 	return next, kept, nil
 }
 

@@ -31,6 +31,8 @@ type api struct {
 	kick    func()
 	log     *slog.Logger
 	metrics http.Handler
+	// sess holds the signed-in reviewers (made by routes when nil).
+	sess *sessions
 
 	// freshFor is the freshness window of submissions: a source read less
 	// than this long ago is answered from that read, not fetched again.
@@ -55,10 +57,11 @@ func (s *api) routes() http.Handler {
 		mux.Handle("GET /metrics", s.metrics)
 	}
 	mux.HandleFunc("GET /{$}", s.reviewPage)
+	s.pageRoutes(mux)
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotFound, fmt.Sprintf("no such endpoint: %s %s", termSafe(r.Method), termSafe(r.URL.Path)))
 	})
-	return s.logRequests(securityHeaders(checkRequest(mux)))
+	return s.logRequests(securityHeaders(checkRequest(s.withSession(mux))))
 }
 
 // Limits of the HTTP server: a client that sends its headers or body too
@@ -91,8 +94,9 @@ func newHTTPServer(h http.Handler) *http.Server {
 func securityHeaders(h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		hd := w.Header()
-		// The review page has one inline style sheet and one inline script.
-		hd.Set("Content-Security-Policy", "default-src 'none'; script-src 'self' 'unsafe-inline'; style-src 'unsafe-inline'; connect-src 'self'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'")
+		// The review pages load their script and style sheet from the
+		// server: nothing inline runs.
+		hd.Set("Content-Security-Policy", "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'")
 		hd.Set("X-Content-Type-Options", "nosniff")
 		hd.Set("X-Frame-Options", "DENY")
 		hd.Set("Referrer-Policy", "no-referrer")
@@ -104,8 +108,10 @@ func securityHeaders(h http.Handler) http.Handler {
 // a path or query that is not valid UTF-8 or holds a NUL byte (a database
 // refuses them), a query with broken escapes, and bodies over
 // maxBodyBytes. Writes (any method but GET, HEAD and OPTIONS) must be
-// JSON, and when the browser names the page that sent them (Origin), that
-// page must be this server's own: a form on another site cannot post here.
+// JSON, or a form of the review pages (outside /api/, each checking its
+// CSRF token), and when the browser names the page that sent them
+// (Origin), that page must be this server's own: a form on another site
+// cannot post here.
 func checkRequest(h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if !cleanText(r.URL.Path) {
@@ -129,7 +135,9 @@ func checkRequest(h http.Handler) http.Handler {
 		switch r.Method {
 		case http.MethodGet, http.MethodHead, http.MethodOptions:
 		default:
-			if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || mt != "application/json" {
+			mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
+			pageForm := mt == "application/x-www-form-urlencoded" && !strings.HasPrefix(r.URL.Path, "/api/")
+			if err != nil || (mt != "application/json" && !pageForm) {
 				writeError(w, http.StatusUnsupportedMediaType, "send the body as JSON with Content-Type: application/json")
 				return
 			}

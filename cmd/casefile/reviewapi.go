@@ -100,8 +100,10 @@ func (s *api) patchCase(w http.ResponseWriter, r *http.Request) {
 // edit applies a reviewer's field changes, checked by normalize.EditCase,
 // to the given version of a case.
 func (s *api) edit(r *http.Request, id string, version int, named string, fields map[string]json.RawMessage) (casefile.StoredCase, error) {
-	return s.store.EditCase(r.Context(), id, version, s.reviewerOf(r, named), func(c casefile.Case) (casefile.Case, []casefile.FieldChange, error) {
-		return normalize.EditCase(c, fields)
+	return s.store.EditCase(r.Context(), id, version, s.reviewerOf(r, named), func(d casefile.Draft) (casefile.Draft, []casefile.FieldChange, error) {
+		c, changes, err := normalize.EditCase(d.Case, fields)
+		d.Case = c
+		return d, changes, err
 	})
 }
 

@@ -16,15 +16,15 @@ import (
 // case_versions without a submission), one history entry per changed
 // field, and edited_at set so that re-drafts leave the case alone.
 func (s *Store) EditCase(ctx context.Context, id string, version int, reviewer string,
-	edit func(casefile.Case) (casefile.Case, []casefile.FieldChange, error)) (casefile.StoredCase, error) {
+	edit func(casefile.Draft) (casefile.Draft, []casefile.FieldChange, error)) (casefile.StoredCase, error) {
 	var out casefile.StoredCase
 	err := s.inTx(ctx, fmt.Sprintf("edit case %s", id), func(tx *sql.Tx) error {
 		now := s.now()
 		var rowID int64
-		var body, status string
+		var body, status, timeline string
 		var current int
-		err := tx.QueryRowContext(ctx, `SELECT id, case_json, status, version FROM cases WHERE case_id = ?1`, id).
-			Scan(&rowID, &body, &status, &current)
+		err := tx.QueryRowContext(ctx, `SELECT id, case_json, status, version, timeline_json FROM cases WHERE case_id = ?1`, id).
+			Scan(&rowID, &body, &status, &current, &timeline)
 		if err != nil {
 			return notFound(err, "case %s not found", id)
 		}
@@ -34,22 +34,29 @@ func (s *Store) EditCase(ctx context.Context, id string, version int, reviewer s
 		if err := store.CheckEdit(id, casefile.CaseStatus(status)); err != nil {
 			return err
 		}
-		var c casefile.Case
-		if err := json.Unmarshal([]byte(body), &c); err != nil {
+		var d casefile.Draft
+		if err := json.Unmarshal([]byte(body), &d.Case); err != nil {
 			return fmt.Errorf("decode case: %w", err)
 		}
-		next, changes, err := store.ApplyEdit(c, edit, now)
+		if d.Timeline, err = store.DecodeTimeline([]byte(timeline), id); err != nil {
+			return err
+		}
+		next, changes, err := store.ApplyEdit(d, edit, now)
 		if err != nil {
 			return err
 		}
 		if len(changes) > 0 {
-			b, err := json.Marshal(next)
+			b, err := json.Marshal(next.Case)
 			if err != nil {
 				return fmt.Errorf("encode case: %w", err)
 			}
+			_, tl, err := store.EncodeDraft(next)
+			if err != nil {
+				return err
+			}
 			err = tx.QueryRowContext(ctx, `
-				UPDATE cases SET case_json = ?2, version = version + 1, edited_at = ?3, updated_at = ?3
-				WHERE id = ?1 RETURNING version`, rowID, string(b), ts(now)).Scan(&current)
+				UPDATE cases SET case_json = ?2, timeline_json = ?4, version = version + 1, edited_at = ?3, updated_at = ?3
+				WHERE id = ?1 RETURNING version`, rowID, string(b), ts(now), string(tl)).Scan(&current)
 			if err != nil {
 				return err
 			}

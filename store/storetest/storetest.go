@@ -60,6 +60,7 @@ func Run(t *testing.T, open func(t *testing.T) casefile.Store) {
 		{"review decisions are recorded in the history", testReviewHistory},
 		{"an edited draft is kept when the source is drafted again", testEditedDraftKept},
 		{"reviewer accounts are added, re-keyed and listed", testReviewers},
+		{"an edit stores the timeline roles a reviewer picked", testEditTimelineRoles},
 		{"one url submitted and drafted concurrently makes one case", testConcurrentSameURL},
 		{"concurrent drafts of different urls get distinct ids", testConcurrentDistinct},
 	}
@@ -1129,14 +1130,14 @@ func testConcurrentDistinct(t *testing.T, s casefile.Store) {
 }
 
 // setSeverity is an edit that sets the severity and the title's English.
-func setSeverity(severity, title string) func(casefile.Case) (casefile.Case, []casefile.FieldChange, error) {
-	return func(c casefile.Case) (casefile.Case, []casefile.FieldChange, error) {
+func setSeverity(severity, title string) func(casefile.Draft) (casefile.Draft, []casefile.FieldChange, error) {
+	return func(d casefile.Draft) (casefile.Draft, []casefile.FieldChange, error) {
 		changes := []casefile.FieldChange{
-			{Field: "severity", Old: store.JSONValue(c.Severity), New: store.JSONValue(severity)},
-			{Field: "title.en", Old: store.JSONValue(c.Title.EN), New: store.JSONValue(title)},
+			{Field: "severity", Old: store.JSONValue(d.Case.Severity), New: store.JSONValue(severity)},
+			{Field: "title.en", Old: store.JSONValue(d.Case.Title.EN), New: store.JSONValue(title)},
 		}
-		c.Severity, c.Title.EN = severity, title
-		return c, changes, nil
+		d.Case.Severity, d.Case.Title.EN = severity, title
+		return d, changes, nil
 	}
 }
 
@@ -1227,8 +1228,8 @@ func testEditRefused(t *testing.T, s casefile.Store) {
 	_, err = s.History(ctx(t), "IL-9999")
 	wantKind(t, "History of an unknown case", err, casefile.ErrNotFound)
 	bad := errors.New("severity: not a grade")
-	_, err = s.EditCase(ctx(t), id, 2, "ana", func(c casefile.Case) (casefile.Case, []casefile.FieldChange, error) {
-		return c, nil, casefile.Errorf(casefile.ErrInvalid, "edit: %w", bad)
+	_, err = s.EditCase(ctx(t), id, 2, "ana", func(d casefile.Draft) (casefile.Draft, []casefile.FieldChange, error) {
+		return d, nil, casefile.Errorf(casefile.ErrInvalid, "edit: %w", bad)
 	})
 	if !errors.Is(err, bad) || !errors.Is(err, casefile.ErrInvalid) {
 		t.Errorf("EditCase with a failing edit: %v, want the edit's error", err)
@@ -1314,5 +1315,27 @@ func testReviewers(t *testing.T, s casefile.Store) {
 	wantKind(t, "SetReviewer without a hash", err, casefile.ErrInvalid)
 	if names, err := s.Reviewers(ctx(t)); err != nil || strings.Join(names, ",") != "ana,bo.k" {
 		t.Errorf("Reviewers = %v, %v; want ana, bo.k", names, err)
+	}
+}
+
+func testEditTimelineRoles(t *testing.T, s casefile.Store) {
+	const u = "https://a.example/roles"
+	id := saveDraft(t, s, submitURL(t, s, u).ID, draft(u, "T")).CaseID
+	_, err := s.EditCase(ctx(t), id, 1, "ana", func(d casefile.Draft) (casefile.Draft, []casefile.FieldChange, error) {
+		tl := append([]casefile.TimelineEvent(nil), d.Timeline...)
+		tl[2].Role, tl[1].Role = casefile.RoleStart, casefile.RoleOther
+		d.Timeline = tl
+		d.Case.Timeline.DetectedAfter = ptr("0m")
+		return d, []casefile.FieldChange{{Field: "timeline.detected_after", Old: store.JSONValue("4m"), New: store.JSONValue("0m")}}, nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := getCase(t, s, id)
+	if got.Timeline[1].Role != casefile.RoleOther || got.Timeline[2].Role != casefile.RoleStart || *got.Case.Timeline.DetectedAfter != "0m" {
+		t.Errorf("after the edit: roles %s, %s; detected after %s", got.Timeline[1].Role, got.Timeline[2].Role, *got.Case.Timeline.DetectedAfter)
+	}
+	if len(got.Evidence) != 2 {
+		t.Errorf("the edit lost the evidence: %v", got.Evidence)
 	}
 }

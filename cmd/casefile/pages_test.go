@@ -1,0 +1,216 @@
+package main
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"net/http/cookiejar"
+	"net/url"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/incidentlib/casefile"
+)
+
+// browserClient is an HTTP client with cookies that does not follow
+// redirects, as a browser's form posts are checked step by step.
+func browserClient(t *testing.T) *http.Client {
+	t.Helper()
+	jar, _ := cookiejar.New(nil)
+	return &http.Client{Jar: jar, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+}
+
+var csrfRe = regexp.MustCompile(`name="csrf" value="([^"]+)"`)
+
+// getPage fetches a page and returns its body and the CSRF token of its forms.
+func getPage(t *testing.T, c *http.Client, u string) (body, csrf string) {
+	t.Helper()
+	resp, err := c.Get(u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != 200 {
+		t.Fatalf("GET %s: %d\n%s", u, resp.StatusCode, b)
+	}
+	if m := csrfRe.FindStringSubmatch(string(b)); m != nil {
+		csrf = m[1]
+	}
+	return string(b), csrf
+}
+
+func postForm(t *testing.T, c *http.Client, u string, v url.Values) (int, string, string) {
+	t.Helper()
+	resp, err := c.PostForm(u, v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, resp.Header.Get("Location"), string(b)
+}
+
+func TestCasePageSignInAndReview(t *testing.T) {
+	f := newReviewFixture(t, "tok")
+	id := f.addDraft(t, 1, "b1")
+	hash, err := hashPassword("correct horse battery")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.st.SetReviewer(context.Background(), "ana", hash); err != nil {
+		t.Fatal(err)
+	}
+	c := browserClient(t)
+	page, csrf := getPage(t, c, f.srv.URL+"/cases/"+id)
+	if strings.Contains(page, `action="/cases/`+id+`/approve"`) || !strings.Contains(page, "Sign in</a> to edit") {
+		t.Errorf("a reader who is not signed in is offered the review forms")
+	}
+	if strings.Contains(page, "<script>window") || !strings.Contains(page, "&lt;script&gt;window.__pwned") {
+		t.Errorf("crawled markup is not escaped on the case page")
+	}
+	// Not signed in: the form is refused and leads to the sign-in page.
+	st, loc, _ := postForm(t, c, f.srv.URL+"/cases/"+id+"/approve", url.Values{"csrf": {csrf}, "version": {"1"}})
+	if st != http.StatusSeeOther || !strings.HasPrefix(loc, "/signin") {
+		t.Errorf("approve without signing in: %d to %q, want a redirect to /signin", st, loc)
+	}
+
+	_, csrf = getPage(t, c, f.srv.URL+"/signin?next=/cases/"+id)
+	st, _, body := postForm(t, c, f.srv.URL+"/signin", url.Values{"csrf": {csrf}, "name": {"ana"}, "password": {"wrong password"}, "next": {"/cases/" + id}})
+	if st != http.StatusUnauthorized || !strings.Contains(body, "Wrong name or password") {
+		t.Errorf("wrong password: %d", st)
+	}
+	st, _, _ = postForm(t, c, f.srv.URL+"/signin", url.Values{"csrf": {"forged"}, "name": {"ana"}, "password": {"correct horse battery"}})
+	if st != http.StatusForbidden {
+		t.Errorf("sign-in with a forged CSRF token: %d, want 403", st)
+	}
+	st, loc, _ = postForm(t, c, f.srv.URL+"/signin", url.Values{"csrf": {csrf}, "name": {"ana"}, "password": {"correct horse battery"}, "next": {"/cases/" + id}})
+	if st != http.StatusSeeOther || loc != "/cases/"+id {
+		t.Fatalf("sign-in: %d to %q", st, loc)
+	}
+	u, _ := url.Parse(f.srv.URL)
+	for _, ck := range c.Jar.Cookies(u) {
+		if ck.Name == sessionCookie && ck.Value == "" {
+			t.Errorf("empty session cookie")
+		}
+	}
+
+	page, csrf = getPage(t, c, f.srv.URL+"/cases/"+id)
+	if !strings.Contains(page, `id="reviewer">ana<`) || !strings.Contains(page, `action="/cases/`+id+`/approve"`) {
+		t.Fatalf("signed in, the case page offers no review")
+	}
+	// A form without the session's CSRF token is refused.
+	st, _, _ = postForm(t, c, f.srv.URL+"/cases/"+id+"/approve", url.Values{"csrf": {"forged"}, "version": {"1"}})
+	if st != http.StatusForbidden {
+		t.Errorf("approve with a forged CSRF token: %d, want 403", st)
+	}
+	// A bad value is refused with the field's message and saves nothing.
+	st, _, body = postForm(t, c, f.srv.URL+"/cases/"+id+"/edit", url.Values{"csrf": {csrf}, "version": {"1"},
+		"f.timeline.resolved_after": {"about an hour"}, "f.severity": {"major"}})
+	if st != http.StatusBadRequest || !strings.Contains(body, `id="p-timeline-resolved_after"`) || !strings.Contains(body, "duration form") ||
+		!strings.Contains(body, `value="about an hour"`) {
+		t.Errorf("bad edit: %d; want 400 with the message beside the field and the value kept", st)
+	}
+	if got, _ := f.st.Case(context.Background(), id); got.Version != 1 || got.Case.Severity != "unknown" {
+		t.Errorf("a refused edit changed the case: version %d, severity %q", got.Version, got.Case.Severity)
+	}
+	st, loc, _ = postForm(t, c, f.srv.URL+"/cases/"+id+"/edit", url.Values{"csrf": {csrf}, "version": {"1"},
+		"f.timeline.resolved_after": {"52m"}, "f.severity": {"major"}, "f.components": {"cloud-load-balancer, quota-service"}})
+	if st != http.StatusSeeOther {
+		t.Fatalf("edit: %d", st)
+	}
+	page, _ = getPage(t, c, f.srv.URL+loc)
+	if !strings.Contains(page, "new component: quota-service") || !strings.Contains(page, `id="resolved">52m<`) {
+		t.Errorf("after the edit the page does not show the new values")
+	}
+	// Picking a later resolution event recomputes the duration.
+	st, _, _ = postForm(t, c, f.srv.URL+"/cases/"+id+"/pick", url.Values{"csrf": {csrf}, "version": {"2"}, "event": {"4"}, "role": {"resolved"}})
+	if st != http.StatusSeeOther {
+		t.Fatalf("pick: %d", st)
+	}
+	got, _ := f.st.Case(context.Background(), id)
+	if *got.Case.Timeline.ResolvedAfter != "1h 18m" || got.Timeline[4].Role != casefile.RoleResolved {
+		t.Errorf("after picking 10:30 as resolved: resolved after %s, role %s", *got.Case.Timeline.ResolvedAfter, got.Timeline[4].Role)
+	}
+	st, _, body = postForm(t, c, f.srv.URL+"/cases/"+id+"/reject", url.Values{"csrf": {csrf}, "version": {"3"}, "reason": {" "}})
+	if st != http.StatusBadRequest || !strings.Contains(body, "give the reason") {
+		t.Errorf("reject without a reason: %d", st)
+	}
+	st, _, body = postForm(t, c, f.srv.URL+"/cases/"+id+"/approve", url.Values{"csrf": {csrf}, "version": {"2"}})
+	if st != http.StatusConflict || !strings.Contains(body, "version 3") {
+		t.Errorf("approve an old version: %d", st)
+	}
+	st, _, _ = postForm(t, c, f.srv.URL+"/cases/"+id+"/approve", url.Values{"csrf": {csrf}, "version": {"3"}})
+	if st != http.StatusSeeOther {
+		t.Fatalf("approve: %d", st)
+	}
+	got, _ = f.st.Case(context.Background(), id)
+	if got.Status != casefile.CaseApproved || got.Case.Review.ReviewedBy == nil || *got.Case.Review.ReviewedBy != "ana" {
+		t.Errorf("approved case: %s, reviewed by %v", got.Status, got.Case.Review.ReviewedBy)
+	}
+	page, _ = getPage(t, c, f.srv.URL+"/cases/"+id)
+	for _, want := range []string{"timeline.resolved_event", "<td>ana</td>", "<td>severity</td>", "<td>approved</td>"} {
+		if !strings.Contains(page, want) {
+			t.Errorf("history on the page lacks %q", want)
+		}
+	}
+
+	// The JSON API with the session cookie needs the CSRF header.
+	other := f.addDraft(t, 2, "b1")
+	req, _ := http.NewRequest("POST", f.srv.URL+"/api/cases/"+other+"/approve", strings.NewReader(`{"version": 1}`))
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := c.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusForbidden {
+		t.Errorf("API approve with the session cookie and no CSRF header: %d, want 403", resp.StatusCode)
+	}
+	req, _ = http.NewRequest("POST", f.srv.URL+"/api/cases/"+other+"/approve", strings.NewReader(`{"version": 1}`))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set(csrfHeader, csrf)
+	resp, err = c.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if got, _ := f.st.Case(context.Background(), other); resp.StatusCode != 200 || *got.Case.Review.ReviewedBy != "ana" {
+		t.Errorf("API approve with session and CSRF header: %d, reviewed by %v", resp.StatusCode, got.Case.Review.ReviewedBy)
+	}
+
+	// Signed out, writing is refused again.
+	st, _, _ = postForm(t, c, f.srv.URL+"/signout", url.Values{"csrf": {csrf}})
+	if st != http.StatusSeeOther {
+		t.Errorf("sign out: %d", st)
+	}
+	_, csrf = getPage(t, c, f.srv.URL+"/cases/"+other)
+	if st, loc, _ := postForm(t, c, f.srv.URL+"/cases/"+other+"/reopen", url.Values{"csrf": {csrf}, "version": {"1"}}); st != http.StatusSeeOther || !strings.HasPrefix(loc, "/signin") {
+		t.Errorf("reopen after signing out: %d to %q, want the sign-in page", st, loc)
+	}
+}
+
+func TestPageFormsAreOpenOnlyWithoutTokenAndAccounts(t *testing.T) {
+	f := newReviewFixture(t, "")
+	id := f.addDraft(t, 1, "")
+	c := browserClient(t)
+	_, csrf := getPage(t, c, f.srv.URL+"/cases/"+id)
+	if st, _, body := postForm(t, c, f.srv.URL+"/cases/"+id+"/reject", url.Values{"csrf": {csrf}, "version": {"1"}, "reason": {"not an incident"}}); st != http.StatusSeeOther {
+		t.Fatalf("reject with neither token nor accounts: %d %s", st, body)
+	}
+	if got, _ := f.st.Case(context.Background(), id); got.Status != casefile.CaseRejected || got.RejectReason != "not an incident" {
+		t.Errorf("rejected case: %s %q", got.Status, got.RejectReason)
+	}
+	// Once an account exists, the same browser must sign in.
+	if _, err := f.st.SetReviewer(context.Background(), "bo", "$2a$10$abcdefghijklmnopqrstuu"); err != nil {
+		t.Fatal(err)
+	}
+	if st, loc, _ := postForm(t, c, f.srv.URL+"/cases/"+id+"/reopen", url.Values{"csrf": {csrf}, "version": {"1"}}); st != http.StatusSeeOther || !strings.HasPrefix(loc, "/signin") {
+		t.Errorf("reopen once accounts exist: %d to %q, want the sign-in page", st, loc)
+	}
+	var e struct{ Error string }
+	if st := f.call(t, "POST", "/api/cases/"+id+"/approve", "", `{"version": 1}`, &e); st != http.StatusUnauthorized {
+		t.Errorf("API approve once accounts exist, without token or session: %d, want 401", st)
+	}
+}
