@@ -99,7 +99,10 @@ func securityHeaders(h http.Handler) http.Handler {
 		hd.Set("Content-Security-Policy", "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'")
 		hd.Set("X-Content-Type-Options", "nosniff")
 		hd.Set("X-Frame-Options", "DENY")
-		hd.Set("Referrer-Policy", "no-referrer")
+		// same-origin, not no-referrer: with no-referrer the browser sends
+		// "Origin: null" on the pages' own form posts, which checkRequest
+		// refuses as cross-site.
+		hd.Set("Referrer-Policy", "same-origin")
 		h.ServeHTTP(w, r)
 	})
 }
