@@ -126,8 +126,35 @@ type Change struct {
 // CaseFilter selects cases; zero fields select all.
 type CaseFilter struct {
 	Status CaseStatus
-	Limit  int
+	// Org matches the organisation's name or slug, ignoring case.
+	Org string
+	// SourceKind is the kind of the case's source (blog, official-status, ...).
+	SourceKind string
+	// Origin and Batch select cases whose source has a submission with
+	// that origin, or in that batch.
+	Origin Origin
+	Batch  string
+	// From and To bound the incident date (YYYY-MM-DD, both inclusive).
+	From, To string
+	// Search is text the title holds, in either language, ignoring case.
+	Search string
+	// Sort orders the list (default newest first).
+	Sort CaseSort
+	// Limit and Offset page through the list.
+	Limit, Offset int
 }
+
+// CaseSort is an order of a case listing.
+type CaseSort string
+
+// The orders of a case listing.
+const (
+	SortNewest  CaseSort = "newest"  // newest case first (the default)
+	SortOldest  CaseSort = "oldest"  // oldest case first
+	SortDate    CaseSort = "date"    // latest incident date first
+	SortOrg     CaseSort = "org"     // organisation A to Z
+	SortUpdated CaseSort = "updated" // last changed first
+)
 
 // OutboxEntry is a submission whose job message has not been confirmed
 // published to the queue yet.
@@ -219,8 +246,15 @@ type Store interface {
 	// DeadLetters lists up to limit dead letters, newest first (limit <= 0:
 	// the default of 100).
 	DeadLetters(ctx context.Context, limit int) ([]DeadLetter, error)
-	// Cases lists cases, newest first.
+	// Cases lists the cases f selects, in its order, one page of them.
 	Cases(ctx context.Context, f CaseFilter) ([]StoredCase, error)
+	// CaseCounts counts the cases f selects by status (f's status, sort
+	// and paging aside).
+	CaseCounts(ctx context.Context, f CaseFilter) (map[CaseStatus]int, error)
+	// Unsuccessful lists submissions that ended without a draft
+	// (not_postmortem, failed, dead_lettered) with their reasons, newest
+	// first, one page of them.
+	Unsuccessful(ctx context.Context, limit, offset int) ([]Submission, error)
 	// Case returns one case by its IL id.
 	Case(ctx context.Context, id string) (StoredCase, error)
 	// SetStatus records a review decision on the given version of a case;

@@ -341,3 +341,40 @@ func CheckReviewerName(name string) error {
 	}
 	return nil
 }
+
+// CheckCaseFilter returns an ErrInvalid error for a filter no store can
+// apply: an unknown status, origin or order, a date not in YYYY-MM-DD
+// form, a negative offset.
+func CheckCaseFilter(f casefile.CaseFilter) error {
+	if f.Status != "" {
+		if err := CheckStatus(f.Status); err != nil {
+			return err
+		}
+	}
+	switch f.Origin {
+	case "", casefile.OriginManual, casefile.OriginBackfill, casefile.OriginCrawl:
+	default:
+		return casefile.Errorf(casefile.ErrInvalid, "unknown origin %q (want manual, backfill or crawl)", f.Origin)
+	}
+	switch f.Sort {
+	case "", casefile.SortNewest, casefile.SortOldest, casefile.SortDate, casefile.SortOrg, casefile.SortUpdated:
+	default:
+		return casefile.Errorf(casefile.ErrInvalid, "unknown order %q (want newest, oldest, date, org or updated)", f.Sort)
+	}
+	for _, d := range []string{f.From, f.To} {
+		if _, err := time.Parse("2006-01-02", d); d != "" && err != nil {
+			return casefile.Errorf(casefile.ErrInvalid, "date %q is not in the form YYYY-MM-DD", d)
+		}
+	}
+	if f.Offset < 0 {
+		return casefile.Errorf(casefile.ErrInvalid, "offset %d is negative", f.Offset)
+	}
+	return nil
+}
+
+// LikePattern returns the LIKE pattern (escape character \) that matches
+// text holding s.
+func LikePattern(s string) string {
+	r := strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`)
+	return "%" + r.Replace(s) + "%"
+}

@@ -233,38 +233,6 @@ func scanCase(row scanner) (casefile.StoredCase, error) {
 	return sc, nil
 }
 
-// Cases lists cases newest first, of one status when f.Status is set, at
-// most f.Limit of them (≤ 0 means store.DefaultLimit). An unknown status is
-// an ErrInvalid error.
-func (s *Store) Cases(ctx context.Context, f casefile.CaseFilter) ([]casefile.StoredCase, error) {
-	if f.Status != "" {
-		if err := store.CheckStatus(f.Status); err != nil {
-			return nil, err
-		}
-	}
-	var out []casefile.StoredCase
-	err := s.read(ctx, "list cases", func(q querier) error {
-		out = nil
-		rows, err := q.QueryContext(ctx, selectCase+`
-			WHERE ?1 = '' OR c.status = ?1
-			ORDER BY c.id DESC
-			LIMIT ?2`, string(f.Status), store.Limit(f.Limit))
-		if err != nil {
-			return err
-		}
-		defer rows.Close()
-		for rows.Next() {
-			sc, err := scanCase(rows)
-			if err != nil {
-				return err
-			}
-			out = append(out, sc)
-		}
-		return rows.Err()
-	})
-	return out, err
-}
-
 // Case returns the case with the IL id, or an ErrNotFound error.
 func (s *Store) Case(ctx context.Context, id string) (casefile.StoredCase, error) {
 	var sc casefile.StoredCase

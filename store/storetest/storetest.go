@@ -61,6 +61,8 @@ func Run(t *testing.T, open func(t *testing.T) casefile.Store) {
 		{"an edited draft is kept when the source is drafted again", testEditedDraftKept},
 		{"reviewer accounts are added, re-keyed and listed", testReviewers},
 		{"an edit stores the timeline roles a reviewer picked", testEditTimelineRoles},
+		{"the queue filters, sorts, searches, pages and counts", testQueueFilters},
+		{"unsuccessful submissions are listed with their reasons", testUnsuccessful},
 		{"one url submitted and drafted concurrently makes one case", testConcurrentSameURL},
 		{"concurrent drafts of different urls get distinct ids", testConcurrentDistinct},
 	}
@@ -1337,5 +1339,113 @@ func testEditTimelineRoles(t *testing.T, s casefile.Store) {
 	}
 	if len(got.Evidence) != 2 {
 		t.Errorf("the edit lost the evidence: %v", got.Evidence)
+	}
+}
+
+func testQueueFilters(t *testing.T, s casefile.Store) {
+	type src struct {
+		org, date, title, kind, batch string
+		origin                        casefile.Origin
+	}
+	srcs := []src{
+		{"Example Cloud", "2024-03-05", "Edge proxies failed", "blog", "b1", casefile.OriginManual},
+		{"Acme", "2023-01-10", "Login outage 100% of users", "official-status", "b1", casefile.OriginBackfill},
+		{"acme", "2024-07-01", "Database failover stalled", "blog", "b2", casefile.OriginCrawl},
+		{"Zeta Net", "2022-12-31", "DNS 장애 resolver outage", "forum", "", casefile.OriginManual},
+	}
+	var ids []string
+	for i, c := range srcs {
+		u := fmt.Sprintf("https://q.example/%d", i)
+		subs := submit(t, s, casefile.NewSubmission{URL: u, Batch: c.batch, Origin: c.origin})
+		d := draft(u, c.title)
+		d.Case.Org, d.Case.Date = c.org, c.date
+		d.Case.OrgSlug = strings.ToLower(strings.ReplaceAll(c.org, " ", "-"))
+		d.Case.Sources = []casefile.Source{{URL: u, Kind: c.kind}}
+		ids = append(ids, saveDraft(t, s, subs[0].ID, d).CaseID)
+	}
+	if err := s.SetStatus(ctx(t), ids[1], 1, casefile.CaseRejected, "ana", "dup"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.EditCase(ctx(t), ids[0], 1, "ana", setSeverity("major", "Edge proxies failed")); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name   string
+		filter casefile.CaseFilter
+		want   []string
+	}{
+		{"organisation by name, any case", casefile.CaseFilter{Org: "ACME"}, []string{ids[2], ids[1]}},
+		{"organisation by slug", casefile.CaseFilter{Org: "zeta-net"}, []string{ids[3]}},
+		{"source kind", casefile.CaseFilter{SourceKind: "blog"}, []string{ids[2], ids[0]}},
+		{"origin", casefile.CaseFilter{Origin: casefile.OriginBackfill}, []string{ids[1]}},
+		{"batch", casefile.CaseFilter{Batch: "b1"}, []string{ids[1], ids[0]}},
+		{"date range", casefile.CaseFilter{From: "2023-01-01", To: "2024-03-05"}, []string{ids[1], ids[0]}},
+		{"title search ignores case", casefile.CaseFilter{Search: "OUTAGE"}, []string{ids[3], ids[1]}},
+		{"title search in Korean", casefile.CaseFilter{Search: "장애"}, []string{ids[3]}},
+		{"a % in the search is a percent sign", casefile.CaseFilter{Search: "100%"}, []string{ids[1]}},
+		{"a _ in the search is an underscore", casefile.CaseFilter{Search: "e_e"}, nil},
+		{"status and organisation", casefile.CaseFilter{Status: casefile.CaseDraft, Org: "acme"}, []string{ids[2]}},
+		{"oldest first", casefile.CaseFilter{Sort: casefile.SortOldest}, ids},
+		{"by incident date", casefile.CaseFilter{Sort: casefile.SortDate}, []string{ids[2], ids[0], ids[1], ids[3]}},
+		{"by organisation", casefile.CaseFilter{Sort: casefile.SortOrg}, []string{ids[2], ids[1], ids[0], ids[3]}},
+		{"last changed first", casefile.CaseFilter{Sort: casefile.SortUpdated}, []string{ids[0], ids[1], ids[3], ids[2]}},
+		{"second page", casefile.CaseFilter{Sort: casefile.SortOldest, Limit: 2, Offset: 2}, []string{ids[2], ids[3]}},
+		{"past the end", casefile.CaseFilter{Limit: 2, Offset: 4}, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cases, err := s.Cases(ctx(t), tt.filter)
+			if err != nil {
+				t.Fatalf("Cases: %v", err)
+			}
+			var got []string
+			for _, c := range cases {
+				got = append(got, c.ID)
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("Cases(%+v) ids (-want +got):\n%s", tt.filter, diff)
+			}
+		})
+	}
+	counts, err := s.CaseCounts(ctx(t), casefile.CaseFilter{Org: "acme", Status: casefile.CaseDraft})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(map[casefile.CaseStatus]int{casefile.CaseDraft: 1, casefile.CaseRejected: 1}, counts); diff != "" {
+		t.Errorf("CaseCounts (-want +got):\n%s", diff)
+	}
+	for _, bad := range []casefile.CaseFilter{{Sort: "random"}, {Origin: "mail"}, {From: "March"}, {Offset: -1}} {
+		_, err := s.Cases(ctx(t), bad)
+		wantKind(t, fmt.Sprintf("Cases(%+v)", bad), err, casefile.ErrInvalid)
+	}
+}
+
+func testUnsuccessful(t *testing.T, s casefile.Store) {
+	subs := submit(t, s,
+		casefile.NewSubmission{URL: "https://u.example/a"},
+		casefile.NewSubmission{URL: "https://u.example/b"},
+		casefile.NewSubmission{URL: "https://u.example/c"},
+		casefile.NewSubmission{URL: "https://u.example/d"})
+	if err := s.Finish(ctx(t), subs[0].ID, casefile.StateFailed, "HTTP 404 from the source"); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Finish(ctx(t), subs[2].ID, casefile.StateNotPostmortem, "a product announcement"); err != nil {
+		t.Fatal(err)
+	}
+	saveDraft(t, s, subs[3].ID, draft("https://u.example/d", "T"))
+	got, err := s.Unsuccessful(ctx(t), 10, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var lines []string
+	for _, sub := range got {
+		lines = append(lines, fmt.Sprintf("%s %s %s", sub.URL, sub.State, sub.Error))
+	}
+	want := []string{"https://u.example/c not_postmortem a product announcement", "https://u.example/a failed HTTP 404 from the source"}
+	if diff := cmp.Diff(want, lines); diff != "" {
+		t.Errorf("Unsuccessful (-want +got):\n%s", diff)
+	}
+	if page, err := s.Unsuccessful(ctx(t), 1, 1); err != nil || len(page) != 1 || page[0].ID != subs[0].ID {
+		t.Errorf("second page of one: %v, %v", page, err)
 	}
 }
