@@ -300,20 +300,10 @@ func (s *api) listSubmissions(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *api) listCases(w http.ResponseWriter, r *http.Request) {
-	f := casefile.CaseFilter{Status: casefile.CaseStatus(r.URL.Query().Get("status"))}
-	switch f.Status {
-	case "", casefile.CaseDraft, casefile.CaseApproved, casefile.CaseRejected:
-	default:
-		writeError(w, http.StatusBadRequest, fmt.Sprintf("unknown status %q: use draft, approved or rejected", f.Status))
+	f, err := caseFilterFrom(r.URL.Query())
+	if err != nil {
+		writeError(w, http.StatusBadRequest, err.Error())
 		return
-	}
-	if l := r.URL.Query().Get("limit"); l != "" {
-		n, err := strconv.Atoi(l)
-		if err != nil || n <= 0 || n > 1000 {
-			writeError(w, http.StatusBadRequest, "limit must be a number from 1 to 1000")
-			return
-		}
-		f.Limit = n
 	}
 	cases, err := s.store.Cases(r.Context(), f)
 	if err != nil {

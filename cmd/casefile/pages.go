@@ -30,6 +30,7 @@ func (s *api) pageRoutes(mux *http.ServeMux) {
 	mux.HandleFunc("GET /signin", s.signinPage)
 	mux.HandleFunc("POST /signin", s.signin)
 	mux.HandleFunc("POST /signout", s.signout)
+	mux.HandleFunc("GET /submissions/unsuccessful", s.unsuccessfulPage)
 	mux.HandleFunc("GET /cases/{id}", s.casePage)
 	mux.HandleFunc("POST /cases/{id}/edit", s.pageEdit)
 	mux.HandleFunc("POST /cases/{id}/approve", s.pageApprove)
