@@ -70,6 +70,10 @@ func TestCasePageSignInAndReview(t *testing.T) {
 	if strings.Contains(page, "<script>window") || !strings.Contains(page, "&lt;script&gt;window.__pwned") {
 		t.Errorf("crawled markup is not escaped on the case page")
 	}
+	if !strings.Contains(page, `<a class="archived" href="https://web.archive.org/web/20250212080000/https://status.larchmont.example/incidents/1"`) ||
+		!strings.Contains(page, `<a id="live" href="https://status.larchmont.example/incidents/1"`) {
+		t.Errorf("the case page does not link the live and the archived source")
+	}
 	// Not signed in: the form is refused and leads to the sign-in page.
 	st, loc, _ := postForm(t, c, f.srv.URL+"/cases/"+id+"/approve", url.Values{"csrf": {csrf}, "version": {"1"}})
 	if st != http.StatusSeeOther || !strings.HasPrefix(loc, "/signin") {
@@ -188,6 +192,25 @@ func TestCasePageSignInAndReview(t *testing.T) {
 	_, csrf = getPage(t, c, f.srv.URL+"/cases/"+other)
 	if st, loc, _ := postForm(t, c, f.srv.URL+"/cases/"+other+"/reopen", url.Values{"csrf": {csrf}, "version": {"1"}}); st != http.StatusSeeOther || !strings.HasPrefix(loc, "/signin") {
 		t.Errorf("reopen after signing out: %d to %q, want the sign-in page", st, loc)
+	}
+}
+
+func TestCasePageNeverLinksAJavascriptURL(t *testing.T) {
+	f := newReviewFixture(t, "")
+	const u = "javascript:alert(document.domain)//"
+	subs, err := f.st.Submit(context.Background(), []casefile.NewSubmission{{URL: u}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := f.st.SaveDraft(context.Background(), subs[0].ID, exampleDraft(t, u, "A link that is script"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, path := range []string{"/cases/" + res.CaseID, "/"} {
+		body, _ := getPage(t, browserClient(t), f.srv.URL+path)
+		if strings.Contains(body, `href="javascript:`) || !strings.Contains(body, "javascript:alert(document.domain)//") {
+			t.Errorf("%s: a javascript: source is a link, or not shown as text", path)
+		}
 	}
 }
 

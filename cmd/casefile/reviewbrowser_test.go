@@ -201,11 +201,30 @@ func TestReviewInTheBrowser(t *testing.T) {
 		t.Errorf("reject reason %q", r)
 	}
 
-	// The queue, and both pages in a 400 px wide window.
+	// The queue: counts, and a search typed into the filters.
+	for i := 3; i <= 8; i++ {
+		f.addDraft(t, i, "batch-2")
+	}
 	if err := chromedp.Do(ctx, chromedp.Navigate(base+"/")); err != nil {
 		t.Fatal(err)
 	}
+	if c := textOf(t, ctx, "#counts"); !strings.Contains(c, "all (8)") || !strings.Contains(c, "approved (1)") || !strings.Contains(c, "rejected (1)") {
+		t.Errorf("the queue's counts read %q", c)
+	}
 	screenshot(t, ctx, "review-queue.png")
+	err = chromedp.Do(ctx,
+		chromedp.SendKeys(chromedp.CSS(`#filters input[name="q"]`), "(2)"),
+		pressEnter(),
+		waitFor(`document.querySelectorAll("#cases tbody tr").length === 1`),
+	)
+	if err != nil {
+		t.Fatalf("search the queue: %v", err)
+	}
+	if row := textOf(t, ctx, "#cases tbody"); !strings.Contains(row, second) || !strings.Contains(row, "rejected") {
+		t.Errorf("searching for (2) lists %q", row)
+	}
+
+	// Every page in a 400 px wide window.
 	for _, path := range []string{"/", "/cases/" + id, "/cases/" + second} {
 		err := chromedp.Do(ctx, chromedp.EmulateViewport(400, 800), chromedp.Navigate(base+path))
 		if err != nil {

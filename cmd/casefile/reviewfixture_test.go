@@ -58,7 +58,8 @@ func exampleDraft(t *testing.T, u, title string) casefile.Draft {
 	c.Review = casefile.Review{WrittenBy: casefile.WrittenByCasefile}
 	c.Title = casefile.Text{EN: title}
 	c.Summary = casefile.Text{EN: c.Summary.EN + " " + hostileText}
-	c.Sources = []casefile.Source{{URL: u, Kind: "blog"}}
+	archived := "https://web.archive.org/web/20250212080000/" + u
+	c.Sources = []casefile.Source{{URL: u, Kind: "blog", Archived: &archived}}
 	c.Related = []string{}
 	c.RecurrenceOf = nil
 	at := func(h, m int) *time.Time { x := time.Date(2025, 2, 11, h, m, 0, 0, time.UTC); return &x }
