@@ -98,8 +98,9 @@ type StoredCase struct {
 	UpdatedAt    time.Time  `json:"updated_at"`
 
 	// Timeline is the page's timeline as the draft of this version read it
-	// (see Draft.Timeline); [] when the page gave no events.
-	Timeline []TimelineEvent `json:"timeline"`
+	// (see Draft.Timeline), [] when the page gave none. Case reads it;
+	// Cases leaves it out (nil, not written in JSON): lists stay small.
+	Timeline []TimelineEvent `json:"timeline,omitzero"`
 }
 
 // FieldChange is one field of a case changed by a reviewer: the field's
@@ -246,7 +247,8 @@ type Store interface {
 	// DeadLetters lists up to limit dead letters, newest first (limit <= 0:
 	// the default of 100).
 	DeadLetters(ctx context.Context, limit int) ([]DeadLetter, error)
-	// Cases lists the cases f selects, in its order, one page of them.
+	// Cases lists the cases f selects, in its order, one page of them,
+	// without their timelines.
 	Cases(ctx context.Context, f CaseFilter) ([]StoredCase, error)
 	// CaseCounts counts the cases f selects by status (f's status, sort
 	// and paging aside).
@@ -255,7 +257,7 @@ type Store interface {
 	// (not_postmortem, failed, dead_lettered) with their reasons, newest
 	// first, one page of them.
 	Unsuccessful(ctx context.Context, limit, offset int) ([]Submission, error)
-	// Case returns one case by its IL id.
+	// Case returns one case by its IL id, with its timeline.
 	Case(ctx context.Context, id string) (StoredCase, error)
 	// SetStatus records a review decision on the given version of a case;
 	// an ErrConflict error when that version is no longer the current one.

@@ -29,6 +29,9 @@ const (
 	PlatformDiscourse    = "discourse"
 	PlatformGitHubReport = "github-availability"
 	PlatformBlog         = "blog"
+	// PlatformStatusUpdates is a status template casefile has no reader
+	// for, read by its update structure (readUpdates).
+	PlatformStatusUpdates = "status-updates"
 )
 
 var (
@@ -191,6 +194,9 @@ func read(pg *page) (reading, error) {
 			return r, nil
 		}
 		return readGeneric(pg, PlatformIncidentIO)
+	}
+	if r, ok := readUpdates(pg); ok {
+		return r, nil
 	}
 	return readGeneric(pg, PlatformBlog)
 }

@@ -392,14 +392,32 @@ func contentListItems(doc *goquery.Document) int {
 // article: comments, related posts, a category's other posts.
 var tailMarker = normalize.MustPattern(`(?i)^(?:댓글(?:\s*\d+)?|\d*\s*comments?|leave a (?:comment|reply)|responses?|related (?:posts|articles|stories)|you (?:might|may) also like|more from .*|read next|recommended(?: for you)?|share this(?: post| article)?|'.*' 카테고리의 다른 글|.*카테고리의 다른 글|관련 글|다른 글|이전 글|다음 글)$`)
 
-// dropTail cuts the blocks from the first tail marker on.
+// dropTail cuts the blocks from the first tail marker on. A marker that
+// a postmortem section heading follows is a section of the article itself
+// ("Response", then "Recovery" and "Timeline"), not the comments.
 func dropTail(blocks []block) []block {
 	for i, b := range blocks {
-		if i > 0 && b.kind != blockItem && tailMarker.MatchString(strings.TrimSpace(b.text)) {
+		if i > 0 && b.kind != blockItem && tailMarker.MatchString(strings.TrimSpace(b.text)) && !sectionFollows(blocks[i+1:]) {
 			return blocks[:i]
 		}
 	}
 	return blocks
+}
+
+// sectionFollows reports whether a heading of a postmortem section (other
+// than a summary) is among blocks.
+func sectionFollows(blocks []block) bool {
+	for _, b := range blocks {
+		if b.kind != blockHeading {
+			continue
+		}
+		switch classify(b.text) {
+		case casefile.SectionOther, casefile.SectionSummary:
+		default:
+			return true
+		}
+	}
+	return false
 }
 
 var listPath = normalize.MustPattern(`(?i)/(?:tags?|categor(?:y|ies)|topics|archives?|authors?)(?:/|$)|/page/\d+/?$`)

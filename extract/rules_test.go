@@ -530,3 +530,25 @@ func TestOriginalParagraphsRestoreLinksTheExtractorDropped(t *testing.T) {
 		})
 	}
 }
+
+func TestDropTail(t *testing.T) {
+	h := func(s string) block { return block{kind: blockHeading, text: s} }
+	p := func(s string) block { return block{kind: blockPara, text: s} }
+	tests := []struct {
+		name   string
+		blocks []block
+		want   int
+	}{
+		{"comments after the article go", []block{h("Outage"), p("text"), h("3 Comments"), p("nice post")}, 2},
+		{"a Responses heading with nothing after it goes", []block{h("Outage"), p("text"), h("Responses"), p("great write-up")}, 2},
+		{"a Response section followed by postmortem sections stays", []block{h("Outage"), p("text"), h("Response"), p("we paged"), h("Recovery"), p("rolled back"), h("Timeline")}, 7},
+		{"related posts with post titles after them go", []block{h("Outage"), p("text"), h("Related posts"), h("Our new office"), h("Hiring in 2024")}, 2},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := dropTail(tt.blocks); len(got) != tt.want {
+				t.Errorf("kept %d blocks, want %d", len(got), tt.want)
+			}
+		})
+	}
+}

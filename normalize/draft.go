@@ -58,7 +58,9 @@ const (
 // "impact.scope", "impact.users", "impact.region", "root_cause",
 // "symptoms", "contributing", "components", "domain", "remediation",
 // "action_items" and "docs" (one entry per slug, item or link; an entry
-// with an empty Value says why a field is empty).
+// with an empty Value says why a field is empty). The draft's Timeline
+// lists the document's events with the roles this choice gave them (see
+// eventTimeline).
 //
 // Draft fails with casefile.ErrNotPostmortem when the document's verdict
 // says it is not a postmortem, and with casefile.ErrInvalid when its URL is
@@ -103,7 +105,7 @@ func Draft(doc casefile.Document) (casefile.Draft, error) {
 	// Timeline and date.
 	tl := chooseTimeline(doc)
 	d.timelineEvidence(tl)
-	events := eventTimeline(doc.Events, tl)
+	events := d.timeline(tl)
 	date, err := d.date(tl)
 	if err != nil {
 		return casefile.Draft{}, err
@@ -741,6 +743,11 @@ func (d *drafter) items(field string, k casefile.SectionKind, promises bool) []c
 		}
 	}
 	if len(out) == 0 && promises {
+		for _, it := range listedActions(d.doc.Sections) {
+			push(it, it, "list item saying what the organisation changed or will change, in a section without an action-items heading", 0.4)
+		}
+	}
+	if len(out) == 0 && promises {
 		// No action-items section: promises made in the prose ("To keep
 		// this from happening again, we are changing X, adding Y and …").
 		for _, p := range d.paragraphs(casefile.SectionSummary, casefile.SectionTitle, casefile.SectionRootCause,
@@ -775,6 +782,37 @@ func (d *drafter) items(field string, k casefile.SectionKind, promises bool) []c
 	}
 	return out
 }
+
+// listedActions returns the items of the summary and untitled sections
+// lists in which every item says what the organisation did or will do
+// ("We found … and removed that dependency.", "We keep improving …"): a
+// write-up without an action-items heading often ends with such a list.
+// Lists of two items or fewer, or with an item of another subject, are not
+// taken.
+func listedActions(sections []casefile.Section) []string {
+	for _, s := range sections {
+		if s.Kind != casefile.SectionSummary && s.Kind != casefile.SectionOther || len(s.Items) < 2 {
+			continue
+		}
+		all := true
+		for _, it := range s.Items {
+			if !weRe.MatchString(it) || !actionVerbRe.MatchString(it) {
+				all = false
+				break
+			}
+		}
+		if all {
+			return s.Items
+		}
+	}
+	return nil
+}
+
+// weRe: the organisation speaks of itself.
+var weRe = MustPattern(`(?i)\b(?:we|we've|we’ve|we're|we’re|we'll|we’ll|our teams?)\b`)
+
+// actionVerbRe: a verb of change, done or promised.
+var actionVerbRe = MustPattern(`(?i)\b(?:add(?:ed|ing)?|chang(?:ed|ing|e)|remov(?:ed|ing|e)|improv(?:ed|ing|e)|introduc(?:ed|ing|e)|updat(?:ed|ing|e)|replac(?:ed|ing|e)|build(?:ing)?|built|mov(?:ed|ing|e)|automat(?:ed|ing|e)|review(?:ed|ing)?|audit(?:ed|ing)?|expand(?:ed|ing)?|separat(?:ed|ing|e)|split(?:ting)?|fix(?:ed|ing)?|implement(?:ed|ing)?|will|are working|plan)\b`)
 
 // Prevention sentences in prose: what the organisation is changing.
 var (
@@ -1089,7 +1127,9 @@ type tlEvent struct {
 	post bool
 }
 
-// tlMoment is a chosen instant with the evidence behind it.
+// tlMoment is a chosen instant with the evidence behind it. source is the
+// Text of the event chosen (eventTimeline finds that event by its text and
+// the instant), or the sentence of a stated duration.
 type tlMoment struct {
 	at     time.Time
 	source string
@@ -1106,6 +1146,9 @@ type tlChoice struct {
 	resolvedAfterEv           casefile.Evidence
 	ignoredNote               string
 	detectedNote              string
+	// events are the document's events as the rules read them
+	// (prepareEvents), in the document's order, for eventTimeline.
+	events []tlEvent
 }
 
 // knownZone reports whether an event's zone was written or inherited.
@@ -1344,6 +1387,7 @@ func isExplicitStart(e *tlEvent) bool {
 func chooseTimeline(doc casefile.Document) tlChoice {
 	var ch tlChoice
 	all := prepareEvents(doc.Events)
+	ch.events = all
 	var evs []tlEvent
 	var unknownZone, dateOnly []string
 	for _, e := range all {

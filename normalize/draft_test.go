@@ -970,3 +970,31 @@ func TestImpactCueReadsRefusalsAsImpact(t *testing.T) {
 		})
 	}
 }
+
+func TestListedActions(t *testing.T) {
+	sec := func(kind casefile.SectionKind, items ...string) casefile.Section {
+		return casefile.Section{Kind: kind, Items: items}
+	}
+	tests := []struct {
+		name     string
+		sections []casefile.Section
+		want     int
+	}{
+		{"a list of what we changed, without a heading", []casefile.Section{sec(casefile.SectionSummary,
+			"Together with our provider we changed the setup so one pool cannot take all traffic.",
+			"We removed the dependency on the DNS cache.",
+			"We keep improving our chaos tests.")}, 3},
+		{"a list of symptoms is not one", []casefile.Section{sec(casefile.SectionSummary,
+			"Logins failed for most users.", "Webhooks were delayed by an hour.", "We saw errors on the dashboard.")}, 0},
+		{"one item is not a list", []casefile.Section{sec(casefile.SectionSummary, "We added an alert.")}, 0},
+		{"a timeline list is not one", []casefile.Section{sec(casefile.SectionTimeline,
+			"12:01 we deployed", "12:05 we rolled back")}, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := listedActions(tt.sections); len(got) != tt.want {
+				t.Errorf("got %d items %q, want %d", len(got), got, tt.want)
+			}
+		})
+	}
+}

@@ -1,6 +1,8 @@
 package normalize
 
 import (
+	"encoding/json"
+	"strings"
 	"testing"
 	"time"
 
@@ -30,7 +32,7 @@ func TestDraftTimelineRoles(t *testing.T) {
 		want   []row
 	}{
 		{
-			name: "start, detection, a partial mitigation and the resolution, out of page order",
+			name: "start, detection, partial mitigations and the resolution, out of page order; a partial range recovers at its end",
 			events: func(t *testing.T) []casefile.Event {
 				return []casefile.Event{
 					withHeading(ev(t, "2024-11-19T15:26:00Z", "15:26 UTC", "15:26 UTC – Cached responses are purged and service is fully restored.", tl), "Timeline"),
@@ -38,6 +40,7 @@ func TestDraftTimelineRoles(t *testing.T) {
 					withHeading(ev(t, "2024-11-19T14:11:00Z", "14:11 UTC", "14:11 UTC – An alert pages the on-call engineer.", tl), "Timeline"),
 					withHeading(ev(t, "2024-11-19T14:40:00Z", "14:40 UTC", "14:40 UTC – We rolled back the policy and most requests succeed again.", tl), "Timeline"),
 					withHeading(ev(t, "2024-11-19T13:52:00Z", "13:52 UTC", "13:52 UTC – The policy change is merged and starts rolling out.", tl), "Timeline"),
+					withHeading(until(t, ev(t, "2024-11-19T14:50:00Z", "from 14:50 until 15:05 UTC", "Some requests were still slow from 14:50 until 15:05 UTC.", casefile.SectionImpact), "2024-11-19T15:05:00Z"), "Impact"),
 				}
 			},
 			want: []row{
@@ -45,6 +48,8 @@ func TestDraftTimelineRoles(t *testing.T) {
 				{"2024-11-19T14:06:00Z", "14:06 UTC", casefile.RoleStart, "Timeline"},
 				{"2024-11-19T14:11:00Z", "14:11 UTC", casefile.RoleDetected, "Timeline"},
 				{"2024-11-19T14:40:00Z", "14:40 UTC", casefile.RoleMitigated, "Timeline"},
+				{"2024-11-19T14:50:00Z", "from 14:50 until 15:05 UTC", casefile.RoleOther, "Impact"},
+				{"2024-11-19T15:05:00Z", "from 14:50 until 15:05 UTC", casefile.RoleMitigated, "Impact"},
 				{"2024-11-19T15:26:00Z", "15:26 UTC", casefile.RoleResolved, "Timeline"},
 			},
 		},
@@ -124,5 +129,76 @@ func TestDraftTimelineEmpty(t *testing.T) {
 	d := mustDraft(t, doc)
 	if d.Timeline == nil || len(d.Timeline) != 0 {
 		t.Errorf("timeline = %#v, want an empty, non-nil list", d.Timeline)
+	}
+}
+
+// TestDraftTimelineBounded: a page with thousands of events, or with
+// events whose texts are long, drafts a timeline within the bounds that
+// keeps the chosen events, and the evidence says how many were left out.
+func TestDraftTimelineBounded(t *testing.T) {
+	tests := []struct {
+		name     string
+		n        int
+		filler   string // text of the events that are neither start nor resolution
+		wantKept string
+	}{
+		{"many events", 2000, "the job queue was checked.", "300 of 2000 events"},
+		{"long texts that JSON escapes", 400, strings.Repeat("<&>", 190), "110 of 400 events"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			doc := testDoc()
+			base := at(t, "2024-03-03T08:00:00Z")
+			for i := range tt.n {
+				stamp := base.Add(time.Duration(i) * time.Minute).Format("2006-01-02 15:04 UTC")
+				text := "At " + stamp + " " + tt.filler
+				switch i {
+				case tt.n / 2:
+					text = "At " + stamp + " errors began for all users."
+				case tt.n/2 + 30:
+					text = "At " + stamp + " service was fully restored."
+				}
+				doc.Events = append(doc.Events, casefile.Event{At: base.Add(time.Duration(i) * time.Minute), Text: text, Stamp: stamp,
+					Zone: "UTC", ZoneWritten: true, Section: casefile.SectionTimeline})
+			}
+			d := mustDraft(t, doc)
+			b, err := json.Marshal(d.Timeline)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(d.Timeline) > maxTimelineEvents || len(b) > maxTimelineBytes {
+				t.Errorf("timeline has %d events in %d bytes of JSON, want at most %d in %d", len(d.Timeline), len(b), maxTimelineEvents, maxTimelineBytes)
+			}
+			roles := map[casefile.EventRole]bool{}
+			for _, e := range d.Timeline {
+				roles[e.Role] = true
+			}
+			if !roles[casefile.RoleStart] || !roles[casefile.RoleResolved] {
+				t.Errorf("kept roles %v, want the start and the resolution kept", roles)
+			}
+			if ev := evidenceOf(t, d, "timeline"); ev.Value != tt.wantKept {
+				t.Errorf("timeline evidence %+v, want %s", ev, tt.wantKept)
+			}
+		})
+	}
+}
+
+// TestDraftTimelineTextIsTheClause: two times in one sentence each get the
+// clause around them, not the whole sentence.
+func TestDraftTimelineTextIsTheClause(t *testing.T) {
+	doc := testDoc()
+	const sentence = "Errors began at 10:00 UTC, and service was fully restored at 10:40 UTC."
+	doc.Events = []casefile.Event{
+		ev(t, "2024-03-03T10:00:00Z", "10:00 UTC", sentence, casefile.SectionSummary),
+		ev(t, "2024-03-03T10:40:00Z", "10:40 UTC", sentence, casefile.SectionSummary),
+	}
+	d := mustDraft(t, doc)
+	var got []string
+	for _, e := range d.Timeline {
+		got = append(got, string(e.Role)+": "+e.Text)
+	}
+	want := []string{"start: Errors began at 10:00 UTC", "resolved: and service was fully restored at 10:40 UTC."}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("timeline texts (-want +got):\n%s", diff)
 	}
 }

@@ -405,7 +405,7 @@ var (
 	}
 	statusPlatforms = map[string]bool{
 		"statuspage": true, "gcp-status": true, "gcp-status-old": true, "aws-summary": true,
-		"incident-io": true, "instatus": true, "azure-status": true,
+		"incident-io": true, "instatus": true, "azure-status": true, "status-updates": true,
 	}
 	// statusHostRe: status.example.com, example-status.com, examplestatus.io.
 	statusHostRe = regexp.MustCompile(`(?:^|\.)status\.|(?:^|[.-])[a-z0-9-]*status\.[a-z]+$`)
@@ -422,6 +422,10 @@ func hostListMatch(host, path string, list []string) bool {
 	}
 	return false
 }
+
+// mailArchivePath is the address of a message in a mailing list's archive
+// (MHonArc, Pipermail, Mailman).
+var mailArchivePath = regexp.MustCompile(`/(?:pipermail|mailman|hyperkitty|archives?/(?:html|list))/|/msg\d+\.html?$|/\d{4}-\w+/\d+\.html?$`)
 
 // SourceKind returns the case's source kind for a page: official-status
 // for status pages and provider incident summaries (by platform or host),
@@ -459,6 +463,10 @@ func SourceKind(host, platform string) string {
 		return "official-status"
 	case strings.HasPrefix(h, "community.") || strings.HasPrefix(h, "forum.") || strings.HasPrefix(h, "forums.") ||
 		strings.HasPrefix(h, "discuss.") || strings.HasPrefix(h, "discourse.") || strings.HasPrefix(h, "lists."):
+		return "forum"
+	case mailArchivePath.MatchString(lp):
+		// A mailing list's archive (MHonArc, Pipermail, Mailman): the list is
+		// where the organisation told its users.
 		return "forum"
 	case strings.HasPrefix(h, "bugs.") || strings.HasPrefix(h, "bugzilla.") || strings.HasPrefix(h, "issues."):
 		return "repo"

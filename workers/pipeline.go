@@ -106,6 +106,9 @@ type Pipeline struct {
 	Config  Config
 	Log     *slog.Logger
 	Metrics *Metrics
+	// OnSetup, when set, hears each failed attempt to set up the streams
+	// (NATS unreachable, no JetStream leader yet) and nil once they are.
+	OnSetup func(err error)
 
 	kick chan struct{}
 	once sync.Once
@@ -151,12 +154,12 @@ func (p *Pipeline) Kick() {
 	}
 }
 
-// Run sets up the streams and runs the selected roles until ctx is
+// Run sets up the streams (waiting for NATS as long as it takes) and runs the selected roles until ctx is
 // cancelled, then drains: no new jobs are pulled, jobs in flight get
 // Config.ShutdownGrace to finish, and the rest go back to the queue.
 func (p *Pipeline) Run(ctx context.Context) error {
 	p.init()
-	if err := SetupStreams(ctx, p.JS, p.Config.Queue); err != nil {
+	if err := p.setup(ctx); err != nil {
 		return err
 	}
 	var wg sync.WaitGroup
@@ -268,9 +271,9 @@ func (p *Pipeline) relayOnce(ctx context.Context) error {
 type handler func(ctx context.Context, msg jetstream.Msg) error
 
 func (p *Pipeline) consume(ctx context.Context, stream, name string, slots int, h handler) error {
-	cons, err := p.JS.Consumer(ctx, stream, name)
+	cons, err := p.openConsumer(ctx, stream, name)
 	if err != nil {
-		return fmt.Errorf("open consumer %s: %w", name, err)
+		return err
 	}
 	// Jobs outlive ctx by the shutdown grace, so that a Ctrl-C finishes
 	// what is in hand instead of wasting it.
@@ -579,9 +582,9 @@ type maxDeliveriesAdvisory struct {
 // recordDeadLetters turns MAX_DELIVERIES advisories into dead_letters rows
 // and removes the parked job from the work stream.
 func (p *Pipeline) recordDeadLetters(ctx context.Context) error {
-	work, err := p.JS.Stream(ctx, StreamName)
+	work, err := p.openStream(ctx, StreamName)
 	if err != nil {
-		return fmt.Errorf("open stream %s: %w", StreamName, err)
+		return err
 	}
 	return p.consume(ctx, DLQStreamName, ConsumerDLQ, 1, func(ctx context.Context, msg jetstream.Msg) error {
 		var adv maxDeliveriesAdvisory

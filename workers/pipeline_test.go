@@ -74,6 +74,25 @@ func TestPipelineDraftsSubmissionsAndRecordsArchiveLinks(t *testing.T) {
 		if c.Case.Org == "" || c.Case.Date != "2024-05-04" {
 			t.Errorf("case org %q date %q, want an org and 2024-05-04", c.Case.Org, c.Case.Date)
 		}
+		// The worker saved the draft's timeline with it: its start event is
+		// the started_at of the evidence.
+		started, starts := "", 0
+		for _, e := range c.Evidence {
+			if e.Field == "started_at" {
+				started = e.Value
+			}
+		}
+		for _, e := range c.Timeline {
+			if e.Role == casefile.RoleStart {
+				starts++
+				if e.At == nil || e.At.Format(time.RFC3339) != started {
+					t.Errorf("stored start event at %v, want started_at %q", e.At, started)
+				}
+			}
+		}
+		if starts != 1 || len(c.Timeline) < 2 {
+			t.Errorf("stored timeline has %d events, %d of them the start; want the page's events with one start", len(c.Timeline), starts)
+		}
 		// The archive stage runs after the draft is stored.
 		deadline := time.Now().Add(10 * time.Second)
 		for {

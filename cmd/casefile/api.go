@@ -37,11 +37,14 @@ type api struct {
 	// freshFor is the freshness window of submissions: a source read less
 	// than this long ago is answered from that read, not fetched again.
 	freshFor time.Duration
+	// ready gates submissions until the process's streams are set up
+	// (nil: always ready).
+	ready *readiness
 }
 
 func (s *api) routes() http.Handler {
 	mux := http.NewServeMux()
-	mux.HandleFunc("POST /api/submissions", s.requireToken(s.postSubmissions))
+	mux.HandleFunc("POST /api/submissions", s.requireToken(s.ready.requireStarted(s.postSubmissions)))
 	mux.HandleFunc("GET /api/submissions", s.listSubmissions)
 	mux.HandleFunc("GET /api/submissions/{id}", s.getSubmission)
 	mux.HandleFunc("GET /api/cases", s.listCases)
@@ -50,9 +53,7 @@ func (s *api) routes() http.Handler {
 	mux.HandleFunc("POST /api/cases/{id}/approve", s.requireWriter(s.approveCase))
 	mux.HandleFunc("POST /api/cases/{id}/reject", s.requireWriter(s.rejectCase))
 	mux.HandleFunc("GET /api/cases/{id}/history", s.caseHistory)
-	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
-		writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
-	})
+	s.ready.register(mux)
 	if s.metrics != nil {
 		mux.Handle("GET /metrics", s.metrics)
 	}

@@ -85,7 +85,7 @@ Postgres in --database-url.`,
 			return printJSON(a, c.Case)
 		},
 	}
-	show.Flags().BoolVar(&withEvidence, "evidence", false, "print the stored record: status, versions and the evidence beside the case")
+	show.Flags().BoolVar(&withEvidence, "evidence", false, "print the stored record: status, version, the evidence and the timeline beside the case")
 
 	var exportStatus string
 	export := &cobra.Command{

@@ -79,7 +79,8 @@ Exit status: 0 drafted; 2 invalid input (not an http(s) URL, unsupported content
 type, a private address without --allow-private); 3 the page is not a postmortem
 (the reasons on stderr); 4 the fetch failed (HTTP status, DNS, timeout, too large).`,
 		Example: `  casefile draft https://status.cloud.google.com/incidents/mLBHeCxhRia17anXCSX1
-  casefile draft --evidence https://www.example.com/blog/outage-postmortem | jq .evidence`,
+  casefile draft --evidence https://www.example.com/blog/outage-postmortem | jq .evidence
+  casefile draft --evidence https://www.example.com/blog/outage-postmortem | jq '.timeline[] | select(.role != "other")'`,
 		Args: exactArgs(1, "draft needs exactly one URL"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			d, err := ff.drafter(a)
@@ -102,7 +103,7 @@ type, a private address without --allow-private); 3 the page is not a postmortem
 		},
 	}
 	ff.register(cmd)
-	cmd.Flags().BoolVar(&evidence, "evidence", false, `print {"case": ..., "evidence": [...]}: for every drafted field, the sentence or element it came from, the rule and a confidence`)
+	cmd.Flags().BoolVar(&evidence, "evidence", false, `print {"case": ..., "evidence": [...], "timeline": [...]}: for every drafted field, the sentence or element it came from, the rule and a confidence; every event of the page in time order with its role (start, detected, mitigated, resolved, other)`)
 	cmd.Flags().DurationVar(&jobTimeout, "timeout", 3*time.Minute, "deadline of the whole draft (robots, redirects, body, archive lookup)")
 	return cmd
 }

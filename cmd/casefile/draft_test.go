@@ -7,9 +7,14 @@ import (
 	"io/fs"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"path"
+	"sort"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
 
 	"github.com/incidentlib/casefile"
 	"github.com/incidentlib/casefile/normalize"
@@ -168,4 +173,139 @@ func TestDraftEvidenceNamesTheSentenceOfEveryDraftedField(t *testing.T) {
 			t.Errorf("no evidence for %s; have %v", f, fields)
 		}
 	}
+}
+
+// TestDraftEvidencePrintsTheTimeline runs draft --evidence on corpus pages
+// and checks the timeline it prints: every event in time order with the
+// time as written and its section, the roles on the events the drafter
+// chose (equal to started_at, detected_at and resolved_at in the
+// evidence), partial recoveries as mitigated, and null for a time whose
+// zone is unknown. want lists the events whose role is not other or whose
+// instant is null, in order.
+func TestDraftEvidencePrintsTheTimeline(t *testing.T) {
+	type row struct {
+		At, Local string
+		Role      casefile.EventRole
+		Section   string
+	}
+	tests := []struct {
+		dir  string
+		want []row
+	}{
+		{"23-penrill-2024-02-11", []row{
+			{"2024-02-11T23:38:00Z", "23:38 UTC", casefile.RoleStart, "Timeline"},
+			{"2024-02-11T23:44:00Z", "23:44 UTC", casefile.RoleDetected, "Timeline"},
+			{"2024-02-12T01:15:00Z", "01:15 UTC", casefile.RoleResolved, "Timeline"},
+		}},
+		{"22-ledgerly-2022-10-05", []row{
+			{"2022-10-05T10:14:00Z", "10:14 a.m. UTC", casefile.RoleStart, "Timeline"},
+			{"2022-10-05T10:31:00Z", "10:31 a.m. UTC", casefile.RoleDetected, "Timeline"},
+			{"2022-10-05T11:05:00Z", "11:05 a.m. UTC", casefile.RoleMitigated, "Timeline"},
+			{"2022-10-05T13:40:00Z", "1:40 p.m. UTC", casefile.RoleResolved, "Timeline"},
+		}},
+		// The resolution is derived from a stated duration: no event is it.
+		{"60-marrowby-2025-04-08", []row{
+			{"", "2 p.m.", casefile.RoleOther, "Setting the scene"},
+			{"2025-04-08T21:04:00Z", "2:04 p.m.", casefile.RoleStart, "Shortly after two"},
+			{"2025-04-08T21:19:00Z", "14:19 PDT", casefile.RoleDetected, "Shortly after two"},
+		}},
+	}
+	corpus := casefile.Corpus()
+	for _, tt := range tests {
+		t.Run(tt.dir, func(t *testing.T) {
+			var meta evalMeta
+			if err := readJSON(corpus, path.Join(tt.dir, "meta.json"), &meta); err != nil {
+				t.Fatal(err)
+			}
+			page, err := fs.ReadFile(corpus, path.Join(tt.dir, "page.html"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			u, err := url.Parse(meta.URL)
+			if err != nil {
+				t.Fatal(err)
+			}
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				w.Header().Set("Content-Type", meta.ContentType)
+				w.Write(page)
+			}))
+			defer srv.Close()
+			var stdout, stderr bytes.Buffer
+			code := run(context.Background(), []string{"draft", "--no-archive", "--allow-private", "--evidence", srv.URL + u.Path}, &stdout, &stderr)
+			if code != 0 {
+				t.Fatalf("exit %d: %s", code, stderr.String())
+			}
+			var out struct {
+				Evidence []casefile.Evidence `json:"evidence"`
+				Timeline []struct {
+					At      *string            `json:"at"`
+					Local   string             `json:"local"`
+					Text    string             `json:"text"`
+					Role    casefile.EventRole `json:"role"`
+					Section *string            `json:"section"`
+				} `json:"timeline"`
+			}
+			var raw map[string]json.RawMessage
+			if err := json.Unmarshal(stdout.Bytes(), &raw); err != nil {
+				t.Fatal(err)
+			}
+			if len(raw) != 3 || raw["case"] == nil || raw["evidence"] == nil || raw["timeline"] == nil {
+				t.Fatalf("draft --evidence printed the keys %v, want case, evidence and timeline", keys(raw))
+			}
+			if err := json.Unmarshal(stdout.Bytes(), &out); err != nil {
+				t.Fatal(err)
+			}
+			chosen := map[casefile.EventRole]string{}
+			for _, e := range out.Evidence {
+				switch e.Field {
+				case "started_at":
+					chosen[casefile.RoleStart] = e.Value
+				case "detected_at":
+					chosen[casefile.RoleDetected] = e.Value
+				case "resolved_at":
+					chosen[casefile.RoleResolved] = e.Value
+				}
+			}
+			var got []row
+			var last time.Time
+			for i, e := range out.Timeline {
+				if e.Local == "" || e.Text == "" || e.Section == nil {
+					t.Errorf("event %d %+v lacks the time as written, its text or its section", i, e)
+				}
+				r := row{Local: e.Local, Role: e.Role}
+				if e.Section != nil {
+					r.Section = *e.Section
+				}
+				if e.At != nil {
+					r.At = *e.At
+					at, err := time.Parse(time.RFC3339, *e.At)
+					if err != nil || !strings.HasSuffix(*e.At, "Z") {
+						t.Errorf("event %d: at %q is not RFC 3339 UTC", i, *e.At)
+					}
+					if at.Before(last) {
+						t.Errorf("event %d at %s comes after %s: not in time order", i, *e.At, last.Format(time.RFC3339))
+					}
+					last = at
+				}
+				if want, ok := chosen[e.Role]; ok && r.At != want {
+					t.Errorf("the %s event is at %q, the evidence says %q", e.Role, r.At, want)
+				}
+				if e.Role != casefile.RoleOther || e.At == nil {
+					got = append(got, r)
+				}
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("timeline roles (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func keys(m map[string]json.RawMessage) []string {
+	var out []string
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"sync"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -47,4 +48,120 @@ exists for healthchecks in images without a shell or curl.`,
 	}
 	cmd.Flags().DurationVar(&timeout, "timeout", 3*time.Second, "how long to wait for the answer")
 	return cmd
+}
+
+// readiness tracks whether a process can do its work: its streams set up on
+// NATS JetStream and its connection up. A nil *readiness is always ready
+// (an api built without one, in tests).
+type readiness struct {
+	// waitingFor names what the process waits for, e.g. the NATS URLs.
+	waitingFor string
+	// connected reports the NATS connection's state now.
+	connected func() bool
+
+	mu      sync.Mutex
+	started bool   // the streams were set up once
+	lastErr string // the last failed attempt, while not started
+	startCh chan struct{}
+}
+
+func newReadiness(waitingFor string, connected func() bool) *readiness {
+	return &readiness{waitingFor: waitingFor, connected: connected, startCh: make(chan struct{})}
+}
+
+// startedCh is closed once the streams are set up.
+func (r *readiness) startedCh() <-chan struct{} { return r.startCh }
+
+// setupDone is the pipeline's OnSetup: nil once the streams are set up,
+// else the error of a failed attempt.
+func (r *readiness) setupDone(err error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if err == nil {
+		if !r.started {
+			close(r.startCh)
+		}
+		r.started, r.lastErr = true, ""
+		return
+	}
+	r.lastErr = err.Error()
+}
+
+// notStarted returns why the process has not started yet, or "".
+func (r *readiness) notStarted() string {
+	if r == nil {
+		return ""
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.started {
+		return ""
+	}
+	reason := "waiting for " + r.waitingFor
+	if r.lastErr != "" {
+		reason += ": " + r.lastErr
+	}
+	return reason
+}
+
+// notReady returns why the process cannot work now, or "".
+func (r *readiness) notReady() string {
+	if why := r.notStarted(); why != "" || r == nil {
+		return why
+	}
+	if r.connected != nil && !r.connected() {
+		return "disconnected from " + r.waitingFor + "; reconnecting"
+	}
+	return ""
+}
+
+// register adds /healthz and /readyz to mux. /healthz is liveness: 200
+// while the process runs, its body saying whether it is ready. /readyz is
+// 200 once the streams are set up and while NATS is connected, else 503
+// with the reason: the one for load balancers and healthchecks.
+func (r *readiness) register(mux *http.ServeMux) {
+	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, req *http.Request) {
+		if why := r.notReady(); why != "" {
+			writeJSON(w, http.StatusOK, map[string]any{"status": "alive, not ready", "ready": false, "reason": why})
+			return
+		}
+		writeJSON(w, http.StatusOK, map[string]any{"status": "ok", "ready": true})
+	})
+	mux.HandleFunc("GET /readyz", func(w http.ResponseWriter, req *http.Request) {
+		if why := r.notReady(); why != "" {
+			w.Header().Set("Retry-After", "5")
+			writeJSON(w, http.StatusServiceUnavailable, map[string]any{"status": "not ready", "ready": false, "reason": why})
+			return
+		}
+		writeJSON(w, http.StatusOK, map[string]any{"status": "ready", "ready": true})
+	})
+}
+
+// requireStarted answers 503 until the streams have been set up once.
+// Later NATS outages do not refuse writes: the outbox keeps submissions
+// until the relay can publish them.
+func (r *readiness) requireStarted(h http.HandlerFunc) http.HandlerFunc {
+	return func(w http.ResponseWriter, req *http.Request) {
+		if why := r.notStarted(); why != "" {
+			w.Header().Set("Retry-After", "5")
+			writeError(w, http.StatusServiceUnavailable, fmt.Sprintf("not ready to take submissions yet (%s); retry in a few seconds", why))
+			return
+		}
+		h(w, req)
+	}
+}
+
+// opsRoutes is all a worker serves: /metrics, /healthz and /readyz. Its
+// listener may face a network (docker-compose binds it to 0.0.0.0), so it
+// has no API and no review page.
+func opsRoutes(metrics http.Handler, ready *readiness) http.Handler {
+	mux := http.NewServeMux()
+	ready.register(mux)
+	if metrics != nil {
+		mux.Handle("GET /metrics", metrics)
+	}
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		writeError(w, http.StatusNotFound, fmt.Sprintf("no such endpoint: %s %s (a worker serves only /metrics, /healthz and /readyz; the API is on serve)", r.Method, r.URL.Path))
+	})
+	return mux
 }

@@ -9,6 +9,8 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -22,6 +24,13 @@ import (
 	"github.com/incidentlib/casefile/workers"
 )
 
+// nodeNATSHelp ends the help of serve and worker.
+const nodeNATSHelp = `
+Until NATS answers and the streams are set up, the process keeps retrying (logging
+the URL it waits for), /readyz answers 503 and serve refuses submissions with 503.
+Streams and consumers are created with --stream-replicas; ones that exist keep their
+replicas (a warning names any difference) unless --migrate-replicas is given.`
+
 // nodeFlags configure a process of the pipeline: `run` (everything, with
 // embedded NATS), `worker` (the queue consumers) or `serve` (the API and
 // the outbox relay).
@@ -33,6 +42,7 @@ type nodeFlags struct {
 	natsPort   int
 	fetchSlots int
 	replicas   int
+	migrate    bool
 	token      string
 	demo       bool
 	// refetchAfter is the freshness window of submissions (a duration).
@@ -40,6 +50,7 @@ type nodeFlags struct {
 
 	embedded bool
 	roles    workers.Roles
+	envErr   error // an environment variable that does not parse
 }
 
 func (f *nodeFlags) register(cmd *cobra.Command, listenDefault string) {
@@ -49,16 +60,25 @@ func (f *nodeFlags) register(cmd *cobra.Command, listenDefault string) {
 		f.fetch.register(cmd)
 		fs.IntVar(&f.fetchSlots, "fetch-workers", 4, "pages this process drafts at once")
 	}
-	listenHelp := "address of the HTTP API, review page, /metrics and /healthz (env CASEFILE_LISTEN); empty: none"
-	if !f.roles.Relay {
-		listenHelp = "address of /metrics and the health checks (/healthz) (env CASEFILE_LISTEN); empty: none"
+	if f.roles.Relay {
+		fs.StringVar(&f.listen, "listen", envOr("CASEFILE_LISTEN", listenDefault), "address of the HTTP API, review page, /metrics, /healthz and /readyz (env CASEFILE_LISTEN); empty: none")
+	} else {
+		fs.StringVar(&f.listen, "listen", envOr("CASEFILE_LISTEN", listenDefault), "address of /metrics, /healthz and /readyz, and nothing else (env CASEFILE_LISTEN); empty: none")
 	}
-	fs.StringVar(&f.listen, "listen", envOr("CASEFILE_LISTEN", listenDefault), listenHelp)
 	if f.embedded {
 		fs.IntVar(&f.natsPort, "nats-port", 0, "also serve the embedded NATS on 127.0.0.1:PORT for the nats CLI (0: in-process only)")
 	} else {
 		fs.StringVar(&f.natsURL, "nats-url", envOr("CASEFILE_NATS_URL", nats.DefaultURL), "NATS server or cluster URLs, comma-separated (env CASEFILE_NATS_URL)")
-		fs.IntVar(&f.replicas, "stream-replicas", 1, "replicas of the JetStream streams and consumers: 1 on a single server, 3 on a cluster")
+		replicas := 1
+		if v := os.Getenv("CASEFILE_STREAM_REPLICAS"); v != "" {
+			if n, err := strconv.Atoi(v); err == nil {
+				replicas = n
+			} else {
+				f.envErr = usageError{fmt.Sprintf("CASEFILE_STREAM_REPLICAS=%q is not a number: give 1, 3 or 5", v)}
+			}
+		}
+		fs.IntVar(&f.replicas, "stream-replicas", replicas, "replicas of the JetStream streams and consumers this process creates: 1 on a single server, 3 on a cluster (env CASEFILE_STREAM_REPLICAS); streams that exist keep theirs unless --migrate-replicas")
+		fs.BoolVar(&f.migrate, "migrate-replicas", false, "set the replicas of existing streams and consumers to --stream-replicas, lower or higher (an explicit migration: run it once, on one process)")
 	}
 	if f.roles.Relay {
 		f.token = os.Getenv("CASEFILE_API_TOKEN")
@@ -88,7 +108,8 @@ func (a *app) runCommand() *cobra.Command {
 review store (embedded SQLite in --data unless --database-url names a Postgres), the
 fetch, store, archive and dead-letter workers, and the HTTP API with the review page.
 Ctrl-C drains: no new jobs are taken, jobs in hand get 20s to finish, the rest stay
-queued for the next start.
+queued for the next start. One run at a time per --data folder: a second one refuses
+to start (it would be a second NATS server and a second writer on the same files).
 
 With --demo it also serves the project's own example pages at their real URLs through
 a local proxy (no internet needed), submits them, and prints the drafted cases.`,
@@ -110,7 +131,9 @@ func (a *app) workerCommand() *cobra.Command {
 		Short: "Run queue workers against an external NATS JetStream and Postgres",
 		Long: `worker runs the fetch, store, archive and dead-letter consumers against the NATS
 server in --nats-url and the Postgres in --database-url. Start as many as you like, on
-as many machines: each job goes to one worker. --listen serves /metrics and /healthz.`,
+as many machines: each job goes to one worker. --listen serves /metrics, /healthz and
+/readyz, nothing else.
+` + nodeNATSHelp,
 		Args: exactArgs(0, "worker takes no arguments"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if f.store.databaseURL == "" {
@@ -130,7 +153,8 @@ func (a *app) serveCommand() *cobra.Command {
 		Short: "Serve the HTTP API and publish submissions, against external NATS and Postgres",
 		Long: `serve runs the HTTP API (submissions, cases, the review page, /metrics) and the
 outbox relay that publishes stored submissions to NATS. Writes need
-"Authorization: Bearer $CASEFILE_API_TOKEN" when CASEFILE_API_TOKEN is set.`,
+"Authorization: Bearer $CASEFILE_API_TOKEN" when CASEFILE_API_TOKEN is set.
+` + nodeNATSHelp,
 		Args: exactArgs(0, "serve takes no arguments"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if f.store.databaseURL == "" {
@@ -145,9 +169,25 @@ outbox relay that publishes stored submissions to NATS. Writes need
 
 // runNode runs one process of the pipeline until ctx is cancelled.
 func (a *app) runNode(ctx context.Context, f *nodeFlags) (err error) {
+	if f.envErr != nil {
+		return f.envErr
+	}
 	freshFor, err := f.freshFor()
 	if err != nil {
 		return err
+	}
+	if !f.embedded && (f.replicas < 1 || f.replicas > 5) {
+		return usageError{fmt.Sprintf("--stream-replicas %d: JetStream takes 1 to 5 (1 on a single server, 3 on a cluster)", f.replicas)}
+	}
+	if f.embedded {
+		if err := os.MkdirAll(f.store.dataDir, 0o755); err != nil {
+			return fmt.Errorf("create data folder: %w", err)
+		}
+		release, err := lockDataDir(f.store.dataDir)
+		if err != nil {
+			return err
+		}
+		defer release()
 	}
 	st, storeName, err := f.store.open(ctx)
 	if err != nil {
@@ -156,7 +196,7 @@ func (a *app) runNode(ctx context.Context, f *nodeFlags) (err error) {
 	defer st.Close()
 
 	var nc *nats.Conn
-	natsName := f.natsURL
+	natsName := redactURLs(f.natsURL)
 	if f.embedded {
 		ns, err := workers.StartEmbedded(workers.EmbeddedConfig{Dir: f.store.dataDir, Port: f.natsPort})
 		if err != nil {
@@ -173,7 +213,16 @@ func (a *app) runNode(ctx context.Context, f *nodeFlags) (err error) {
 	} else if nc, err = workers.Connect(f.natsURL, "casefile"); err != nil {
 		return err
 	}
-	defer nc.Drain()
+	defer func() {
+		// Drain runs in the background: wait for it, so that the embedded
+		// server is not shut down under a draining connection.
+		if err := nc.Drain(); err != nil {
+			nc.Close() // not connected: nothing to drain
+		}
+		for deadline := time.Now().Add(5 * time.Second); !nc.IsClosed() && time.Now().Before(deadline); {
+			time.Sleep(10 * time.Millisecond)
+		}
+	}()
 	js, err := jetstream.New(nc)
 	if err != nil {
 		return fmt.Errorf("open jetstream: %w", err)
@@ -182,9 +231,10 @@ func (a *app) runNode(ctx context.Context, f *nodeFlags) (err error) {
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	_ = workers.RegisterQueueDepth(reg, js)
+	ready := newReadiness("NATS JetStream at "+natsName, nc.IsConnected)
 	p := &workers.Pipeline{
-		JS: js, Store: st, Roles: f.roles, Log: a.log, Metrics: workers.NewMetrics(reg),
-		Config: workers.Config{FetchSlots: f.fetchSlots, Queue: workers.QueueConfig{Replicas: f.replicas}},
+		JS: js, Store: st, Roles: f.roles, Log: a.log, Metrics: workers.NewMetrics(reg), OnSetup: ready.setupDone,
+		Config: workers.Config{FetchSlots: f.fetchSlots, Queue: workers.QueueConfig{Replicas: f.replicas, MigrateReplicas: f.migrate}},
 	}
 
 	var demo *demoSite
@@ -216,6 +266,17 @@ func (a *app) runNode(ctx context.Context, f *nodeFlags) (err error) {
 	done := make(chan error, 1)
 	go func() { done <- p.Run(runCtx) }()
 
+	if f.embedded {
+		// The embedded NATS runs in this process: nothing to wait for
+		// outside it, so listen once the streams are set up.
+		select {
+		case <-ready.startedCh():
+		case <-ctx.Done():
+		case err := <-done:
+			done <- err // for the select below
+		}
+	}
+
 	var srv *http.Server
 	apiURL := ""
 	if f.listen != "" {
@@ -223,15 +284,24 @@ func (a *app) runNode(ctx context.Context, f *nodeFlags) (err error) {
 		if err != nil {
 			return casefile.Errorf(casefile.ErrInvalid, "listen on %s: %w", f.listen, err)
 		}
-		h := &api{store: st, token: f.token, kick: p.Kick, log: a.log, metrics: promhttp.HandlerFor(reg, promhttp.HandlerOpts{}), freshFor: freshFor}
-		srv = newHTTPServer(h.routes())
+		metrics := promhttp.HandlerFor(reg, promhttp.HandlerOpts{})
+		handler := opsRoutes(metrics, ready)
+		if f.roles.Relay {
+			h := &api{store: st, token: f.token, kick: p.Kick, log: a.log, metrics: metrics, ready: ready, freshFor: freshFor}
+			handler = h.routes()
+		}
+		srv = newHTTPServer(handler)
 		apiURL = "http://" + ln.Addr().String()
 		go func() {
 			if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
 				a.log.Error("http server stopped", "err", err)
 			}
 		}()
-		a.log.Info("API and review page ready", "url", "http://"+ln.Addr().String()+"/")
+		if f.roles.Relay {
+			a.log.Info("API and review page listening", "url", apiURL+"/", "ready", apiURL+"/readyz")
+		} else {
+			a.log.Info("metrics and health listening", "url", apiURL+"/metrics", "ready", apiURL+"/readyz")
+		}
 		if a.onListen != nil {
 			a.onListen(ln.Addr().String())
 		}
@@ -283,6 +353,15 @@ func redacted(secret string) string {
 		return "(none: writes are open)"
 	}
 	return "(set)"
+}
+
+// redactURLs redacts each of comma-separated URLs.
+func redactURLs(raw string) string {
+	parts := strings.Split(raw, ",")
+	for i, p := range parts {
+		parts[i] = redactURL(strings.TrimSpace(p))
+	}
+	return strings.Join(parts, ",")
 }
 
 func redactURL(raw string) string {

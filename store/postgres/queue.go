@@ -70,7 +70,7 @@ func (s *Store) Cases(ctx context.Context, f casefile.CaseFilter) ([]casefile.St
 	}
 	where, args := caseWhere(f, true)
 	args = append(args, store.Limit(f.Limit), f.Offset)
-	query := selectCase + where + fmt.Sprintf(` ORDER BY %s LIMIT $%d OFFSET $%d`, caseOrder[f.Sort], len(args)-1, len(args))
+	query := selectCases + where + fmt.Sprintf(` ORDER BY %s LIMIT $%d OFFSET $%d`, caseOrder[f.Sort], len(args)-1, len(args))
 	var out []casefile.StoredCase
 	err := s.read(ctx, "list cases", func(q querier) error {
 		rows, err := q.Query(ctx, query, args...)

@@ -201,14 +201,20 @@ func patchCaseArchived(ctx context.Context, tx *sql.Tx, sourceID int64, sourceUR
 	return err
 }
 
-const selectCase = `
+// selectCase reads a case with its timeline, selectCases without (see
+// casefile.StoredCase.Timeline).
+const (
+	caseColumns = `
 SELECT c.case_id, s.url, c.status, c.version, c.case_json, c.evidence_json, c.reject_reason,
-       c.created_at, c.updated_at, c.timeline_json
-FROM cases c JOIN sources s ON s.id = c.source_id`
+       c.created_at, c.updated_at`
+	selectCase  = caseColumns + `, c.timeline_json FROM cases c JOIN sources s ON s.id = c.source_id`
+	selectCases = caseColumns + `, NULL FROM cases c JOIN sources s ON s.id = c.source_id`
+)
 
 func scanCase(row scanner) (casefile.StoredCase, error) {
 	var sc casefile.StoredCase
-	var status, body, evidence, created, updated, timeline string
+	var status, body, evidence, created, updated string
+	var timeline []byte
 	err := row.Scan(&sc.ID, &sc.SourceURL, &status, &sc.Version, &body, &evidence, &sc.RejectReason,
 		&created, &updated, &timeline)
 	if err != nil {
@@ -227,8 +233,10 @@ func scanCase(row scanner) (casefile.StoredCase, error) {
 	if err := json.Unmarshal([]byte(evidence), &sc.Evidence); err != nil {
 		return sc, fmt.Errorf("decode evidence of case %s: %w", sc.ID, err)
 	}
-	if sc.Timeline, err = store.DecodeTimeline([]byte(timeline), sc.ID); err != nil {
-		return sc, err
+	if timeline != nil {
+		if sc.Timeline, err = store.DecodeTimeline(timeline, sc.ID); err != nil {
+			return sc, err
+		}
 	}
 	return sc, nil
 }

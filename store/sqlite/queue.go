@@ -69,7 +69,7 @@ func (s *Store) Cases(ctx context.Context, f casefile.CaseFilter) ([]casefile.St
 	var out []casefile.StoredCase
 	err := s.read(ctx, "list cases", func(q querier) error {
 		out = nil
-		rows, err := q.QueryContext(ctx, selectCase+where+` ORDER BY `+caseOrder[f.Sort]+` LIMIT ? OFFSET ?`, args...)
+		rows, err := q.QueryContext(ctx, selectCases+where+` ORDER BY `+caseOrder[f.Sort]+` LIMIT ? OFFSET ?`, args...)
 		if err != nil {
 			return err
 		}

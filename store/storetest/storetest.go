@@ -39,7 +39,7 @@ func Run(t *testing.T, open func(t *testing.T) casefile.Store) {
 		{"a late copy of a job neither reopens nor changes a final submission", testFinalStatesStay},
 		{"save draft assigns increasing IL ids", testCaseIDs},
 		{"a draft round-trips through the store", testDraftRoundTrip},
-		{"the timeline is kept with the case and versioned with it", testTimelineRoundTrip},
+		{"the timeline is kept with the case, versioned with it and read by Case", testTimelineRoundTrip},
 		{"a second draft of a source makes a new version of the same case", testSaveDraftTwice},
 		{"a reviewed case is kept when a new draft arrives", testSaveDraftKeepsReviewed},
 		{"a reviewed case is unchanged by a re-submission, a re-draft and the archive stage", testReviewedCaseUnchanged},
@@ -453,8 +453,8 @@ func testDraftRoundTrip(t *testing.T, s casefile.Store) {
 }
 
 // testTimelineRoundTrip: the draft's timeline is stored with the case,
-// read back by Case and Cases, replaced by a new version when only it
-// changed, and [] for a draft without one.
+// read back by Case (not by Cases, whose lists stay small), replaced by a
+// new version when only it changed, and [] for a draft without one.
 func testTimelineRoundTrip(t *testing.T, s casefile.Store) {
 	const u = "https://a.example/post"
 	d := draft(u, "T")
@@ -470,8 +470,8 @@ func testTimelineRoundTrip(t *testing.T, s casefile.Store) {
 	if len(all) != 1 {
 		t.Fatalf("Cases = %d cases, want 1", len(all))
 	}
-	if diff := cmp.Diff(d.Timeline, all[0].Timeline); diff != "" {
-		t.Errorf("timeline listed by Cases (-want +got):\n%s", diff)
+	if all[0].Timeline != nil {
+		t.Errorf("Cases listed the case with its timeline (%d events); lists leave it out", len(all[0].Timeline))
 	}
 
 	// A re-draft that reads the page's timeline differently is a new version.
