@@ -42,11 +42,57 @@ type session struct {
 type sessions struct {
 	mu   sync.Mutex
 	byID map[[32]byte]session
-	now  func() time.Time
+	// failures holds the times of recent wrong passwords by name.
+	failures map[string][]time.Time
+	now      func() time.Time
 }
 
 func newSessions() *sessions {
-	return &sessions{byID: map[[32]byte]session{}, now: time.Now}
+	return &sessions{byID: map[[32]byte]session{}, failures: map[string][]time.Time{}, now: time.Now}
+}
+
+// Sign-in throttling: after maxFailures wrong passwords for one name
+// within failureWindow, that name cannot sign in until the window has
+// passed since the oldest of them.
+const (
+	maxFailures   = 5
+	failureWindow = 15 * time.Minute
+)
+
+// recent returns the failures of name still inside the window; the caller
+// holds the lock.
+func (ss *sessions) recent(name string) []time.Time {
+	cut := ss.now().Add(-failureWindow)
+	var keep []time.Time
+	for _, t := range ss.failures[name] {
+		if t.After(cut) {
+			keep = append(keep, t)
+		}
+	}
+	if keep == nil {
+		delete(ss.failures, name)
+	} else {
+		ss.failures[name] = keep
+	}
+	return keep
+}
+
+// throttled reports whether name has had too many wrong passwords lately.
+func (ss *sessions) throttled(name string) bool {
+	ss.mu.Lock()
+	defer ss.mu.Unlock()
+	return len(ss.recent(strings.ToLower(name))) >= maxFailures
+}
+
+// failed records a wrong password for name, and forgets old failures.
+func (ss *sessions) failed(name string) {
+	ss.mu.Lock()
+	defer ss.mu.Unlock()
+	for n := range ss.failures {
+		ss.recent(n)
+	}
+	name = strings.ToLower(name)
+	ss.failures[name] = append(ss.failures[name], ss.now())
 }
 
 // randomToken returns 32 random bytes, base64url-encoded.

@@ -191,12 +191,17 @@ func (s *api) signin(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	name, password := r.PostFormValue("name"), r.PostFormValue("password")
+	if s.sess.throttled(name) {
+		s.renderSignin(w, r, http.StatusTooManyRequests, "Too many wrong passwords for this name: wait a quarter of an hour.", name)
+		return
+	}
 	ok, err := s.checkPassword(r.Context(), name, password)
 	if err != nil {
 		s.writeStoreError(w, r, err)
 		return
 	}
 	if !ok {
+		s.sess.failed(name)
 		s.log.Info("sign-in refused", "name", termSafe(name))
 		s.renderSignin(w, r, http.StatusUnauthorized, "Wrong name or password.", name)
 		return

@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/incidentlib/casefile"
 )
@@ -192,6 +193,37 @@ func TestCasePageSignInAndReview(t *testing.T) {
 	_, csrf = getPage(t, c, f.srv.URL+"/cases/"+other)
 	if st, loc, _ := postForm(t, c, f.srv.URL+"/cases/"+other+"/reopen", url.Values{"csrf": {csrf}, "version": {"1"}}); st != http.StatusSeeOther || !strings.HasPrefix(loc, "/signin") {
 		t.Errorf("reopen after signing out: %d to %q, want the sign-in page", st, loc)
+	}
+}
+
+func TestSignInThrottlesWrongPasswords(t *testing.T) {
+	f := newReviewFixture(t, "")
+	hash, err := hashPassword("correct horse battery")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.st.SetReviewer(context.Background(), "ana", hash); err != nil {
+		t.Fatal(err)
+	}
+	now := time.Date(2026, 1, 1, 9, 0, 0, 0, time.UTC)
+	f.api.sess.now = func() time.Time { return now }
+	c := browserClient(t)
+	_, csrf := getPage(t, c, f.srv.URL+"/signin")
+	try := func(pw string) int {
+		st, _, _ := postForm(t, c, f.srv.URL+"/signin", url.Values{"csrf": {csrf}, "name": {"ana"}, "password": {pw}})
+		return st
+	}
+	for i := range maxFailures {
+		if st := try("wrong password"); st != http.StatusUnauthorized {
+			t.Fatalf("wrong password %d: %d", i+1, st)
+		}
+	}
+	if st := try("correct horse battery"); st != http.StatusTooManyRequests {
+		t.Errorf("the right password after %d wrong ones: %d, want 429", maxFailures, st)
+	}
+	now = now.Add(failureWindow + time.Second)
+	if st := try("correct horse battery"); st != http.StatusSeeOther {
+		t.Errorf("the right password after the window: %d, want a redirect", st)
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 
 	"github.com/incidentlib/casefile"
 	"github.com/incidentlib/casefile/normalize"
+	"github.com/incidentlib/casefile/store"
 )
 
 // reviewRequest is the body of POST /api/cases/{id}/approve and /reject.
@@ -71,8 +72,13 @@ func (s *api) review(r *http.Request, id string, version int, status casefile.Ca
 		return casefile.StoredCase{}, casefile.Errorf(casefile.ErrInvalid, "reject case %s: give the reason for rejecting it", id)
 	case len(reason) > maxReasonBytes:
 		return casefile.StoredCase{}, casefile.Errorf(casefile.ErrInvalid, "reject case %s: the reason is longer than %d bytes", id, maxReasonBytes)
-	case !cleanText(reason) || !cleanText(named):
-		return casefile.StoredCase{}, casefile.Errorf(casefile.ErrInvalid, "review case %s: the reason and reviewer must be valid UTF-8 without NUL bytes", id)
+	case !cleanText(reason):
+		return casefile.StoredCase{}, casefile.Errorf(casefile.ErrInvalid, "review case %s: the reason must be valid UTF-8 without NUL bytes", id)
+	}
+	if named != "" {
+		if err := store.CheckReviewerName(named); err != nil {
+			return casefile.StoredCase{}, err
+		}
 	}
 	if err := s.store.SetStatus(r.Context(), id, version, status, s.reviewerOf(r, named), reason); err != nil {
 		return casefile.StoredCase{}, err
@@ -85,9 +91,11 @@ func (s *api) patchCase(w http.ResponseWriter, r *http.Request) {
 	if !decodeBody(w, r, &req, `{"version": 3, "fields": {"severity": "major"}}`) {
 		return
 	}
-	if !cleanText(req.Reviewer) {
-		writeError(w, http.StatusBadRequest, "the reviewer must be valid UTF-8 without NUL bytes")
-		return
+	if req.Reviewer != "" {
+		if err := store.CheckReviewerName(req.Reviewer); err != nil {
+			writeError(w, http.StatusBadRequest, err.Error())
+			return
+		}
 	}
 	c, err := s.edit(r, r.PathValue("id"), req.Version, req.Reviewer, req.Fields)
 	if err != nil {

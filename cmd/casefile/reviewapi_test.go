@@ -66,6 +66,8 @@ func TestAPIReviewActions(t *testing.T) {
 		{"edit the reviewer", "PATCH", "/api/cases/" + id, token, `{"version": 1, "fields": {"review.reviewed_by": "me"}}`, 400, "review.reviewed_by", "review store"},
 		{"edit an old version", "PATCH", "/api/cases/" + id, token, `{"version": 3, "fields": {"severity": "major"}}`, 409, "", "version 1"},
 		{"edit without the token", "PATCH", "/api/cases/" + id, "", `{"version": 1, "fields": {"severity": "major"}}`, 401, "", "bearer token"},
+		{"approve as a reviewer with markup in the name", "POST", "/api/cases/" + id + "/approve", token, `{"version": 1, "reviewer": "<b>x</b>"}`, 400, "", "reviewer name"},
+		{"edit as a reviewer with a blank", "PATCH", "/api/cases/" + id, token, `{"version": 1, "reviewer": "a b", "fields": {"severity": "major"}}`, 400, "", "reviewer name"},
 		{"history of an unknown case", "GET", "/api/cases/IL-9999/history", "", "", 404, "", "not found"},
 	}
 	for _, tt := range tests {
