@@ -82,6 +82,8 @@ func (c *apiClient) do(ctx context.Context, method, path string, body []byte, ou
 			kind = casefile.ErrInvalid
 		case resp.StatusCode == http.StatusNotFound:
 			kind = casefile.ErrNotFound
+		case resp.StatusCode == http.StatusConflict:
+			kind = casefile.ErrConflict
 		case resp.StatusCode >= 500:
 			kind = casefile.ErrTransient
 		}
