@@ -21,6 +21,9 @@ const (
 	kindList                      // slugs separated by commas or blanks
 	kindDuration                  // a duration; "" is null
 	kindSelect                    // one slug of a vocabulary list
+	kindNullable                  // one line; "" is null
+	kindURLs                      // URLs separated by blanks or lines
+	kindItems                     // list items ({text: {en, ko}}), one a line
 )
 
 // formField is one editable field of the case page, in page order.
@@ -55,11 +58,18 @@ var caseFormFields = []formField{
 	{"trigger.en", "Trigger (en)", kindLong, ""},
 	{"detection.en", "Detection (en)", kindLong, ""},
 	{"lessons.en", "Lessons (en)", kindLong, ""},
+	{"remediation", "Remediation (one item a line)", kindItems, ""},
+	{"action_items", "Action items (one item a line)", kindItems, ""},
+	{"docs", "Docs (URLs)", kindURLs, ""},
+	{"related", "Related cases (IL ids)", kindList, ""},
+	{"recurrence_of", "Recurrence of (IL id)", kindNullable, ""},
 	{"sources.0.kind", "Source kind", kindSelect, normalize.ListSourceKinds},
 }
 
 // Long and Select tell the template how to show the field.
-func (f formField) Long() bool   { return f.Kind == kindLong }
+func (f formField) Long() bool {
+	return f.Kind == kindLong || f.Kind == kindItems || f.Kind == kindURLs
+}
 func (f formField) Select() bool { return f.Kind == kindSelect }
 
 // fieldRow is one field as the page shows it.
@@ -163,9 +173,8 @@ rule <code>{{.Rule}}</code> · confidence {{if low .Confidence}}<span class="low
 {{end}}</tbody></table></div>{{else}}<p id="history">No changes yet.</p>{{end}}
 {{template "foot" .}}`))
 
-// fieldValue returns the value at a dotted path of the case as the form
-// shows it: text as is, null as "", a list joined with ", ".
-func fieldValue(doc any, path string) string {
+// lookup returns the value at a dotted path of a decoded case, or nil.
+func lookup(doc any, path string) any {
 	cur := doc
 	for _, k := range strings.Split(path, ".") {
 		switch node := cur.(type) {
@@ -174,13 +183,46 @@ func fieldValue(doc any, path string) string {
 		case []any:
 			i, err := strconv.Atoi(k)
 			if err != nil || i < 0 || i >= len(node) {
-				return ""
+				return nil
 			}
 			cur = node[i]
 		default:
-			return ""
+			return nil
 		}
 	}
+	return cur
+}
+
+// itemText is what the form shows of a list item: its English text, or
+// its Korean one when it has no English.
+func itemText(item any) string {
+	if en, ok := lookup(item, "text.en").(string); ok {
+		return en
+	}
+	ko, _ := lookup(item, "text.ko").(string)
+	return ko
+}
+
+// formValue is the value of a field as the form shows it.
+func formValue(doc any, f formField) string {
+	switch f.Kind {
+	case kindItems:
+		items, _ := lookup(doc, f.Name).([]any)
+		lines := make([]string, len(items))
+		for i, it := range items {
+			lines[i] = itemText(it)
+		}
+		return strings.Join(lines, "\n")
+	case kindURLs:
+		return strings.ReplaceAll(fieldValue(doc, f.Name), ", ", "\n")
+	}
+	return fieldValue(doc, f.Name)
+}
+
+// fieldValue returns the value at a dotted path of the case as the form
+// shows it: text as is, null as "", a list joined with ", ".
+func fieldValue(doc any, path string) string {
+	cur := lookup(doc, path)
 	switch v := cur.(type) {
 	case nil:
 		return ""
@@ -223,7 +265,7 @@ func caseRows(c casefile.StoredCase, entered map[string]string, ee *normalize.Ed
 		if strings.HasPrefix(f.Name, "sources.0.") && len(c.Case.Sources) == 0 {
 			continue
 		}
-		row := fieldRow{formField: f, ID: strings.ReplaceAll(f.Name, ".", "-"), Value: fieldValue(doc, f.Name), Evidence: evidenceFor(c.Evidence, f.Name)}
+		row := fieldRow{formField: f, ID: strings.ReplaceAll(f.Name, ".", "-"), Value: formValue(doc, f), Evidence: evidenceFor(c.Evidence, f.Name)}
 		if v, ok := entered[f.Name]; ok {
 			row.Value = v
 		}
@@ -366,11 +408,12 @@ func (s *api) pageEdit(w http.ResponseWriter, r *http.Request) {
 		if !ok || len(v) != 1 {
 			continue
 		}
-		entered[f.Name] = v[0]
-		if strings.TrimSpace(v[0]) == strings.TrimSpace(fieldValue(doc, f.Name)) {
+		val := strings.ReplaceAll(v[0], "\r\n", "\n")
+		entered[f.Name] = val
+		if strings.TrimSpace(val) == strings.TrimSpace(formValue(doc, f)) {
 			continue
 		}
-		fields[f.Name] = formJSON(f.Kind, v[0])
+		fields[f.Name] = formJSON(f, val, doc)
 	}
 	if len(fields) == 0 {
 		http.Redirect(w, r, "/cases/"+id, http.StatusSeeOther)
@@ -385,11 +428,43 @@ func (s *api) pageEdit(w http.ResponseWriter, r *http.Request) {
 	s.afterAction(w, r, err)
 }
 
-// formJSON turns a form value into the JSON value of its field.
-func formJSON(kind fieldKind, v string) json.RawMessage {
+// formJSON turns a form value into the JSON value of its field; doc is
+// the case as stored (list items keep their Korean text by position).
+func formJSON(f formField, v string, doc any) json.RawMessage {
 	v = strings.TrimSpace(v)
 	var val any = v
-	switch kind {
+	switch f.Kind {
+	case kindNullable:
+		if v == "" {
+			val = nil
+		}
+	case kindURLs:
+		urls := strings.Fields(v)
+		if urls == nil {
+			urls = []string{}
+		}
+		val = urls
+	case kindItems:
+		old, _ := lookup(doc, f.Name).([]any)
+		items := []any{}
+		for _, line := range strings.Split(v, "\n") {
+			line = strings.TrimSpace(line)
+			if line == "" {
+				continue
+			}
+			i := len(items)
+			var prev any
+			if i < len(old) {
+				prev = old[i]
+			}
+			if prev != nil && itemText(prev) == line {
+				items = append(items, prev)
+				continue
+			}
+			ko := lookup(prev, "text.ko")
+			items = append(items, map[string]any{"text": map[string]any{"en": line, "ko": ko}})
+		}
+		val = items
 	case kindList:
 		items := strings.FieldsFunc(v, func(r rune) bool { return r == ',' || r == ' ' || r == '\n' || r == '\t' || r == '\r' })
 		if items == nil {

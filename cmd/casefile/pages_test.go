@@ -125,28 +125,42 @@ func TestCasePageSignInAndReview(t *testing.T) {
 	if st != http.StatusSeeOther {
 		t.Fatalf("edit: %d", st)
 	}
+	// List items one a line (the Korean side kept by position), related
+	// cases, and a recurrence cleared with an empty field.
+	cur, _ := f.st.Case(context.Background(), id)
+	st, _, body = postForm(t, c, f.srv.URL+"/cases/"+id+"/edit", url.Values{"csrf": {csrf}, "version": {"2"},
+		"f.action_items": {"Compare pool membership before and after every load balancer push\r\nAlert on drained pools taking traffic\r\n"},
+		"f.related":      {"IL-0900, IL-0901"}, "f.recurrence_of": {""}, "f.docs": {"https://docs.example/lb\nhttps://docs.example/pools"}})
+	if st != http.StatusSeeOther {
+		t.Fatalf("edit the lists: %d\n%s", st, body)
+	}
+	got, _ := f.st.Case(context.Background(), id)
+	if len(got.Case.ActionItems) != 2 || got.Case.ActionItems[0] != cur.Case.ActionItems[0] || got.Case.ActionItems[1].Text.EN != "Alert on drained pools taking traffic" ||
+		strings.Join(got.Case.Related, ",") != "IL-0900,IL-0901" || got.Case.RecurrenceOf != nil || len(got.Case.Docs) != 2 || len(got.Case.Remediation) != len(cur.Case.Remediation) {
+		t.Errorf("after editing the lists: action items %+v, related %v, recurrence %v, docs %v", got.Case.ActionItems, got.Case.Related, got.Case.RecurrenceOf, got.Case.Docs)
+	}
 	page, _ = getPage(t, c, f.srv.URL+loc)
 	if !strings.Contains(page, "new component: quota-service") || !strings.Contains(page, `id="resolved">52m<`) {
 		t.Errorf("after the edit the page does not show the new values")
 	}
 	// Picking a later resolution event recomputes the duration.
-	st, _, _ = postForm(t, c, f.srv.URL+"/cases/"+id+"/pick", url.Values{"csrf": {csrf}, "version": {"2"}, "event": {"4"}, "role": {"resolved"}})
+	st, _, _ = postForm(t, c, f.srv.URL+"/cases/"+id+"/pick", url.Values{"csrf": {csrf}, "version": {"3"}, "event": {"4"}, "role": {"resolved"}})
 	if st != http.StatusSeeOther {
 		t.Fatalf("pick: %d", st)
 	}
-	got, _ := f.st.Case(context.Background(), id)
+	got, _ = f.st.Case(context.Background(), id)
 	if *got.Case.Timeline.ResolvedAfter != "1h 18m" || got.Timeline[4].Role != casefile.RoleResolved {
 		t.Errorf("after picking 10:30 as resolved: resolved after %s, role %s", *got.Case.Timeline.ResolvedAfter, got.Timeline[4].Role)
 	}
-	st, _, body = postForm(t, c, f.srv.URL+"/cases/"+id+"/reject", url.Values{"csrf": {csrf}, "version": {"3"}, "reason": {" "}})
+	st, _, body = postForm(t, c, f.srv.URL+"/cases/"+id+"/reject", url.Values{"csrf": {csrf}, "version": {"4"}, "reason": {" "}})
 	if st != http.StatusBadRequest || !strings.Contains(body, "give the reason") {
 		t.Errorf("reject without a reason: %d", st)
 	}
-	st, _, body = postForm(t, c, f.srv.URL+"/cases/"+id+"/approve", url.Values{"csrf": {csrf}, "version": {"2"}})
-	if st != http.StatusConflict || !strings.Contains(body, "version 3") {
+	st, _, body = postForm(t, c, f.srv.URL+"/cases/"+id+"/approve", url.Values{"csrf": {csrf}, "version": {"3"}})
+	if st != http.StatusConflict || !strings.Contains(body, "version 4") {
 		t.Errorf("approve an old version: %d", st)
 	}
-	st, _, _ = postForm(t, c, f.srv.URL+"/cases/"+id+"/approve", url.Values{"csrf": {csrf}, "version": {"3"}})
+	st, _, _ = postForm(t, c, f.srv.URL+"/cases/"+id+"/approve", url.Values{"csrf": {csrf}, "version": {"4"}})
 	if st != http.StatusSeeOther {
 		t.Fatalf("approve: %d", st)
 	}
