@@ -124,6 +124,16 @@ type Change struct {
 	FieldChange
 }
 
+// Session is a reviewer signed in in one browser. The browser holds a
+// random token; the store keeps only its hash.
+type Session struct {
+	TokenHash string
+	Reviewer  string
+	// CSRF is the token the session's forms carry.
+	CSRF      string
+	ExpiresAt time.Time
+}
+
 // CaseFilter selects cases; zero fields select all.
 type CaseFilter struct {
 	Status CaseStatus
@@ -277,13 +287,22 @@ type Store interface {
 	History(ctx context.Context, id string) ([]Change, error)
 	// SetReviewer adds a reviewer account with the password hash, or sets
 	// the hash of an existing one (created is false then). ErrInvalid for
-	// a name store.CheckReviewerName refuses or an empty hash.
+	// a name store.CheckReviewerName refuses or an empty hash. A new
+	// password ends the reviewer's sessions.
 	SetReviewer(ctx context.Context, name, passwordHash string) (created bool, err error)
 	// ReviewerHash returns a reviewer's password hash; ErrNotFound for an
 	// unknown name.
 	ReviewerHash(ctx context.Context, name string) (string, error)
 	// Reviewers lists the reviewer accounts by name.
 	Reviewers(ctx context.Context) ([]string, error)
+	// StartSession stores a signed-in browser's session (and drops expired
+	// ones); ErrNotFound when its reviewer does not exist.
+	StartSession(ctx context.Context, s Session) error
+	// Session returns the live session with the token hash; ErrNotFound
+	// for an unknown or expired one.
+	Session(ctx context.Context, tokenHash string) (Session, error)
+	// EndSession removes a session (nothing when there is none).
+	EndSession(ctx context.Context, tokenHash string) error
 	// Close releases the store's connections.
 	Close() error
 }

@@ -32,23 +32,30 @@ const (
 
 // session is one signed-in browser.
 type session struct {
-	name    string
-	csrf    string
-	expires time.Time
+	name string
+	csrf string
 }
 
-// sessions holds the signed-in browsers in the server's memory, keyed by
-// the SHA-256 of the cookie's token: a restart signs everyone out.
+// sessions signs reviewers in: sessions are kept in the review store by
+// the SHA-256 of the cookie's token (so they survive a restart and are
+// shared by every server on the store); wrong passwords are counted in
+// memory.
 type sessions struct {
-	mu   sync.Mutex
-	byID map[[32]byte]session
+	store casefile.Store
+	mu    sync.Mutex
 	// failures holds the times of recent wrong passwords by name.
 	failures map[string][]time.Time
 	now      func() time.Time
 }
 
-func newSessions() *sessions {
-	return &sessions{byID: map[[32]byte]session{}, failures: map[string][]time.Time{}, now: time.Now}
+func newSessions(st casefile.Store) *sessions {
+	return &sessions{store: st, failures: map[string][]time.Time{}, now: time.Now}
+}
+
+// tokenHash is the key of a cookie's token in the store.
+func tokenHash(tok string) string {
+	h := sha256.Sum256([]byte(tok))
+	return base64.RawURLEncoding.EncodeToString(h[:])
 }
 
 // Sign-in throttling: after maxFailures wrong passwords for one name
@@ -103,37 +110,27 @@ func randomToken() string {
 }
 
 // start signs a reviewer in and returns the cookie's token.
-func (ss *sessions) start(name string) string {
+func (ss *sessions) start(ctx context.Context, name string) (string, error) {
 	tok := randomToken()
-	ss.mu.Lock()
-	defer ss.mu.Unlock()
-	now := ss.now()
-	for k, v := range ss.byID {
-		if now.After(v.expires) {
-			delete(ss.byID, k)
-		}
-	}
-	ss.byID[sha256.Sum256([]byte(tok))] = session{name: name, csrf: randomToken(), expires: now.Add(sessionTTL)}
-	return tok
+	err := ss.store.StartSession(ctx, casefile.Session{TokenHash: tokenHash(tok), Reviewer: name, CSRF: randomToken(),
+		ExpiresAt: ss.now().Add(sessionTTL).UTC().Truncate(time.Microsecond)})
+	return tok, err
 }
 
 // get returns the live session of a cookie token.
-func (ss *sessions) get(tok string) (session, bool) {
-	ss.mu.Lock()
-	defer ss.mu.Unlock()
-	k := sha256.Sum256([]byte(tok))
-	s, ok := ss.byID[k]
-	if ok && ss.now().After(s.expires) {
-		delete(ss.byID, k)
-		return session{}, false
+func (ss *sessions) get(ctx context.Context, tok string) (session, bool, error) {
+	s, err := ss.store.Session(ctx, tokenHash(tok))
+	if errors.Is(err, casefile.ErrNotFound) {
+		return session{}, false, nil
 	}
-	return s, ok
+	if err != nil {
+		return session{}, false, err
+	}
+	return session{name: s.Reviewer, csrf: s.CSRF}, true, nil
 }
 
-func (ss *sessions) end(tok string) {
-	ss.mu.Lock()
-	defer ss.mu.Unlock()
-	delete(ss.byID, sha256.Sum256([]byte(tok)))
+func (ss *sessions) end(ctx context.Context, tok string) error {
+	return ss.store.EndSession(ctx, tokenHash(tok))
 }
 
 type sessionKey struct{}
@@ -142,8 +139,13 @@ type sessionKey struct{}
 // into the request's context.
 func (s *api) withSession(h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if c, err := r.Cookie(sessionCookie); err == nil {
-			if sess, ok := s.sess.get(c.Value); ok {
+		if c, err := r.Cookie(sessionCookie); err == nil && c.Value != "" {
+			sess, ok, err := s.sess.get(r.Context(), c.Value)
+			if err != nil {
+				// Read on as a guest; a change will ask to sign in.
+				s.log.Warn("read session", "err", err)
+			}
+			if ok {
 				r = r.WithContext(context.WithValue(r.Context(), sessionKey{}, sess))
 			}
 		}

@@ -24,7 +24,7 @@ var staticFiles embed.FS
 // pageRoutes adds the review pages to the API's mux.
 func (s *api) pageRoutes(mux *http.ServeMux) {
 	if s.sess == nil {
-		s.sess = newSessions()
+		s.sess = newSessions(s.store)
 	}
 	mux.Handle("GET /static/", staticHandler())
 	mux.HandleFunc("GET /signin", s.signinPage)
@@ -206,7 +206,12 @@ func (s *api) signin(w http.ResponseWriter, r *http.Request) {
 		s.renderSignin(w, r, http.StatusUnauthorized, "Wrong name or password.", name)
 		return
 	}
-	setCookie(w, r, sessionCookie, s.sess.start(name), int(sessionTTL/time.Second))
+	tok, err := s.sess.start(r.Context(), name)
+	if err != nil {
+		s.writeStoreError(w, r, err)
+		return
+	}
+	setCookie(w, r, sessionCookie, tok, int(sessionTTL/time.Second))
 	s.log.Info("signed in", "reviewer", name)
 	http.Redirect(w, r, localPath(r.PostFormValue("next")), http.StatusSeeOther)
 }
@@ -217,7 +222,10 @@ func (s *api) signout(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if c, err := r.Cookie(sessionCookie); err == nil {
-		s.sess.end(c.Value)
+		if err := s.sess.end(r.Context(), c.Value); err != nil {
+			s.writeStoreError(w, r, err)
+			return
+		}
 	}
 	setCookie(w, r, sessionCookie, "", -1)
 	http.Redirect(w, r, "/", http.StatusSeeOther)

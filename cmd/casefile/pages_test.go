@@ -5,6 +5,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/cookiejar"
+	"net/http/httptest"
 	"net/url"
 	"regexp"
 	"strings"
@@ -95,9 +96,28 @@ func TestCasePageSignInAndReview(t *testing.T) {
 		t.Fatalf("sign-in: %d to %q", st, loc)
 	}
 	u, _ := url.Parse(f.srv.URL)
+	var cookie string
 	for _, ck := range c.Jar.Cookies(u) {
-		if ck.Name == sessionCookie && ck.Value == "" {
-			t.Errorf("empty session cookie")
+		if ck.Name == sessionCookie {
+			cookie = ck.Value
+		}
+	}
+	if cookie == "" {
+		t.Fatal("no session cookie after signing in")
+	}
+	// The session is kept in the store: another server on it (or this one
+	// restarted) knows the reviewer.
+	restarted := httptest.NewServer((&api{store: f.st, token: "tok", log: f.api.log}).routes())
+	defer restarted.Close()
+	req, _ := http.NewRequest("GET", restarted.URL+"/cases/"+id, nil)
+	req.AddCookie(&http.Cookie{Name: sessionCookie, Value: cookie})
+	if resp, err := http.DefaultClient.Do(req); err != nil {
+		t.Fatal(err)
+	} else {
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if !strings.Contains(string(b), `id="reviewer">ana<`) {
+			t.Errorf("a restarted server does not know the session")
 		}
 	}
 
@@ -177,7 +197,7 @@ func TestCasePageSignInAndReview(t *testing.T) {
 
 	// The JSON API with the session cookie needs the CSRF header.
 	other := f.addDraft(t, 2, "b1")
-	req, _ := http.NewRequest("POST", f.srv.URL+"/api/cases/"+other+"/approve", strings.NewReader(`{"version": 1}`))
+	req, _ = http.NewRequest("POST", f.srv.URL+"/api/cases/"+other+"/approve", strings.NewReader(`{"version": 1}`))
 	req.Header.Set("Content-Type", "application/json")
 	resp, err := c.Do(req)
 	if err != nil {

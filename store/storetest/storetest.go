@@ -60,6 +60,7 @@ func Run(t *testing.T, open func(t *testing.T) casefile.Store) {
 		{"review decisions are recorded in the history", testReviewHistory},
 		{"an edited draft is kept when the source is drafted again", testEditedDraftKept},
 		{"reviewer accounts are added, re-keyed and listed", testReviewers},
+		{"sessions are kept until they expire or end", testSessions},
 		{"an edit stores the timeline roles a reviewer picked", testEditTimelineRoles},
 		{"the queue filters, sorts, searches, pages and counts", testQueueFilters},
 		{"unsuccessful submissions are listed with their reasons", testUnsuccessful},
@@ -1448,4 +1449,43 @@ func testUnsuccessful(t *testing.T, s casefile.Store) {
 	if page, err := s.Unsuccessful(ctx(t), 1, 1); err != nil || len(page) != 1 || page[0].ID != subs[0].ID {
 		t.Errorf("second page of one: %v, %v", page, err)
 	}
+}
+
+func testSessions(t *testing.T, s casefile.Store) {
+	if _, err := s.SetReviewer(ctx(t), "ana", "h"); err != nil {
+		t.Fatal(err)
+	}
+	now := time.Now().UTC().Truncate(time.Microsecond)
+	live := casefile.Session{TokenHash: "h-live", Reviewer: "ana", CSRF: "c1", ExpiresAt: now.Add(time.Hour)}
+	expired := casefile.Session{TokenHash: "h-old", Reviewer: "ana", CSRF: "c2", ExpiresAt: now.Add(-time.Second)}
+	for _, sess := range []casefile.Session{expired, live} {
+		if err := s.StartSession(ctx(t), sess); err != nil {
+			t.Fatalf("StartSession(%s): %v", sess.TokenHash, err)
+		}
+	}
+	got, err := s.Session(ctx(t), "h-live")
+	if err != nil || !cmp.Equal(live, got) {
+		t.Errorf("Session(h-live) = %+v, %v; want %+v", got, err, live)
+	}
+	_, err = s.Session(ctx(t), "h-old")
+	wantKind(t, "Session of an expired session", err, casefile.ErrNotFound)
+	err = s.StartSession(ctx(t), casefile.Session{TokenHash: "h3", Reviewer: "nobody", CSRF: "c", ExpiresAt: now.Add(time.Hour)})
+	wantKind(t, "StartSession of an unknown reviewer", err, casefile.ErrNotFound)
+	if err := s.EndSession(ctx(t), "h-live"); err != nil {
+		t.Fatal(err)
+	}
+	_, err = s.Session(ctx(t), "h-live")
+	wantKind(t, "Session after EndSession", err, casefile.ErrNotFound)
+	if err := s.EndSession(ctx(t), "h-none"); err != nil {
+		t.Errorf("EndSession of no session: %v", err)
+	}
+	// A new password ends the reviewer's sessions.
+	if err := s.StartSession(ctx(t), casefile.Session{TokenHash: "h4", Reviewer: "ana", CSRF: "c", ExpiresAt: now.Add(time.Hour)}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.SetReviewer(ctx(t), "ana", "h-new"); err != nil {
+		t.Fatal(err)
+	}
+	_, err = s.Session(ctx(t), "h4")
+	wantKind(t, "Session after a new password", err, casefile.ErrNotFound)
 }

@@ -1,1 +1,2 @@
+DROP TABLE sessions;
 DROP TABLE reviewers;
