@@ -1,7 +1,6 @@
 package main
 
 import (
-	"crypto/subtle"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -44,7 +43,7 @@ type api struct {
 
 func (s *api) routes() http.Handler {
 	mux := http.NewServeMux()
-	mux.HandleFunc("POST /api/submissions", s.requireToken(s.ready.requireStarted(s.postSubmissions)))
+	mux.HandleFunc("POST /api/submissions", s.requireWriter(s.ready.requireStarted(s.postSubmissions)))
 	mux.HandleFunc("GET /api/submissions", s.listSubmissions)
 	mux.HandleFunc("GET /api/submissions/{id}", s.getSubmission)
 	mux.HandleFunc("GET /api/cases", s.listCases)
@@ -345,20 +344,6 @@ func (s *api) writeStoreError(w http.ResponseWriter, r *http.Request, err error)
 		msg = "internal error"
 	}
 	writeError(w, kind.HTTPStatus(), msg)
-}
-
-func (s *api) requireToken(h http.HandlerFunc) http.HandlerFunc {
-	return func(w http.ResponseWriter, r *http.Request) {
-		if s.token != "" {
-			got, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
-			if !ok || subtle.ConstantTimeCompare([]byte(got), []byte(s.token)) != 1 {
-				w.Header().Set("WWW-Authenticate", `Bearer realm="casefile"`)
-				writeError(w, http.StatusUnauthorized, "missing or wrong bearer token (set Authorization: Bearer $CASEFILE_API_TOKEN)")
-				return
-			}
-		}
-		h(w, r)
-	}
 }
 
 func (s *api) logRequests(h http.Handler) http.Handler {

@@ -123,6 +123,7 @@ const layoutTemplate = `{{define "head"}}<!doctype html>
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="csrf-token" content="{{.CSRF}}">
 <title>{{.Title}} · casefile</title>
 <link rel="stylesheet" href="/static/review.css">
 <script src="/static/review.js" defer></script>

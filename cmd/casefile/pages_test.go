@@ -302,4 +302,7 @@ func TestPageFormsAreOpenOnlyWithoutTokenAndAccounts(t *testing.T) {
 	if st := f.call(t, "POST", "/api/cases/"+id+"/approve", "", `{"version": 1}`, &e); st != http.StatusUnauthorized {
 		t.Errorf("API approve once accounts exist, without token or session: %d, want 401", st)
 	}
+	if st := f.call(t, "POST", "/api/submissions", "", `{"urls": ["https://a.example/post"]}`, &e); st != http.StatusUnauthorized {
+		t.Errorf("a submission once accounts exist, without token or session: %d, want 401", st)
+	}
 }

@@ -224,6 +224,18 @@ func TestReviewInTheBrowser(t *testing.T) {
 		t.Errorf("searching for (2) lists %q", row)
 	}
 
+	// Signed in, the queue's submit form needs no token: the session and
+	// its CSRF token go with it (the page's own script).
+	err = chromedp.Do(ctx,
+		chromedp.Navigate(base+"/"),
+		chromedp.SetValue(chromedp.CSS(`#submit textarea`), "https://status.larchmont.example/incidents/99"),
+		chromedp.Click(chromedp.CSS(`#submit button`)),
+		waitFor(`document.getElementById("result").textContent.includes("queued")`),
+	)
+	if err != nil {
+		t.Fatalf("submit as the signed-in reviewer: %v (%s)", err, textOf(t, ctx, "#result"))
+	}
+
 	// Every page in a 400 px wide window.
 	for _, path := range []string{"/", "/cases/" + id, "/cases/" + second} {
 		err := chromedp.Do(ctx, chromedp.EmulateViewport(400, 800), chromedp.Navigate(base+path))

@@ -1,5 +1,6 @@
 // casefile review pages: the only script, served from the server itself.
-// The pages work without it; it posts the queue's submission form as JSON.
+// The pages work without it; it posts the queue's submission form as JSON
+// (with the API token typed into it, or as the signed-in reviewer).
 'use strict';
 document.addEventListener('DOMContentLoaded', () => {
   const form = document.getElementById('submit');
@@ -9,6 +10,8 @@ document.addEventListener('DOMContentLoaded', () => {
     const urls = form.urls.value.split(/\s+/).filter(Boolean);
     const headers = {'Content-Type': 'application/json'};
     if (form.token.value) headers['Authorization'] = 'Bearer ' + form.token.value;
+    const csrf = document.querySelector('meta[name="csrf-token"]');
+    if (csrf) headers['X-CSRF-Token'] = csrf.content;
     const out = document.getElementById('result');
     try {
       const resp = await fetch('/api/submissions', {method: 'POST', headers, body: JSON.stringify({urls})});
