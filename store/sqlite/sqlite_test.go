@@ -2,8 +2,10 @@ package sqlite_test
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"sync"
 	"testing"
@@ -119,5 +121,77 @@ func TestOpenRejectsABadPath(t *testing.T) {
 		if !errors.Is(err, casefile.ErrInvalid) {
 			t.Errorf("Open(%q) = %v, want an ErrInvalid error", path, err)
 		}
+	}
+}
+
+// TestTimelineMigrationOnAStoreWithCases takes a store with a case back to
+// the schema before 000003_timeline (its down migration) and opens it
+// again: the migration adds the column to the existing rows, the older
+// case reads with an empty timeline, and a new draft keeps its own.
+func TestTimelineMigrationOnAStoreWithCases(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "casefile.db")
+	ctx := t.Context()
+	withTimeline := func(u string) casefile.Draft {
+		at := time.Date(2024, 3, 5, 14, 0, 0, 0, time.UTC)
+		return casefile.Draft{
+			Case: casefile.Case{Org: "Example", Sources: []casefile.Source{{URL: u, Kind: "blog"}}},
+			Timeline: []casefile.TimelineEvent{{At: &at, Local: "14:00 UTC", Text: "Errors began at 14:00 UTC.",
+				Role: casefile.RoleStart, Section: "Timeline", SectionKind: casefile.SectionTimeline}},
+		}
+	}
+	saveDraft := func(s *sqlite.Store, u string) string {
+		t.Helper()
+		subs, err := s.Submit(ctx, []casefile.NewSubmission{{URL: u, Origin: casefile.OriginManual}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := s.SaveDraft(ctx, subs[0].ID, withTimeline(u))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res.CaseID
+	}
+
+	s, err := sqlite.Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	older := saveDraft(s, "https://a.example/post")
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+
+	down, err := os.ReadFile(filepath.Join("migrations", "000003_timeline.down.sql"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	db, err := sql.Open("sqlite", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.ExecContext(ctx, string(down)); err != nil {
+		t.Fatalf("down migration: %v", err)
+	}
+	if _, err := db.ExecContext(ctx, `DELETE FROM schema_migrations WHERE version = 3`); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+
+	s = mustOpen(t, path)
+	c, err := s.Case(ctx, older)
+	if err != nil {
+		t.Fatalf("Case(%s) after the migration: %v", older, err)
+	}
+	if c.Timeline == nil || len(c.Timeline) != 0 || c.Case.Org != "Example" {
+		t.Errorf("older case after the migration: org %q, timeline %#v; want Example and an empty timeline", c.Case.Org, c.Timeline)
+	}
+	newer, err := s.Case(ctx, saveDraft(s, "https://b.example/post"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(newer.Timeline) != 1 || newer.Timeline[0].Role != casefile.RoleStart {
+		t.Errorf("a draft saved after the migration has the timeline %+v, want its one start event", newer.Timeline)
 	}
 }
