@@ -202,9 +202,6 @@ func csrfValid(r *http.Request, got string) bool {
 	return want != "" && got != "" && subtle.ConstantTimeCompare([]byte(got), []byte(want)) == 1
 }
 
-// errSignIn says a change needs a signed-in reviewer or the API token.
-var errSignIn = errors.New("sign in as a reviewer (or send the API token) to change cases")
-
 // mayWrite decides whether a request may change cases: with the API
 // token; as a signed-in reviewer; or by anyone while neither a token nor
 // a reviewer account exists (one machine, nobody to tell apart).
@@ -246,7 +243,7 @@ func (s *api) requireWriter(h http.HandlerFunc) http.HandlerFunc {
 		}
 		if !ok {
 			w.Header().Set("WWW-Authenticate", `Bearer realm="casefile"`)
-			writeError(w, http.StatusUnauthorized, "missing or wrong bearer token (set Authorization: Bearer $CASEFILE_API_TOKEN), or "+errSignIn.Error())
+			writeError(w, http.StatusUnauthorized, "missing or wrong bearer token (set Authorization: Bearer $CASEFILE_API_TOKEN), or sign in as a reviewer")
 			return
 		}
 		if _, signedIn := sessionFrom(r.Context()); signedIn && r.Header.Get("Authorization") == "" && !csrfValid(r, r.Header.Get(csrfHeader)) {
