@@ -306,3 +306,42 @@ func TestPageFormsAreOpenOnlyWithoutTokenAndAccounts(t *testing.T) {
 		t.Errorf("a submission once accounts exist, without token or session: %d, want 401", st)
 	}
 }
+
+func TestSessionCookieFlags(t *testing.T) {
+	f := newReviewFixture(t, "")
+	hash, err := hashPassword("correct horse battery")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.st.SetReviewer(context.Background(), "ana", hash); err != nil {
+		t.Fatal(err)
+	}
+	for _, proto := range []string{"", "https"} {
+		t.Run("forwarded proto "+proto, func(t *testing.T) {
+			c := browserClient(t)
+			_, csrf := getPage(t, c, f.srv.URL+"/signin")
+			req, _ := http.NewRequest("POST", f.srv.URL+"/signin", strings.NewReader(url.Values{"csrf": {csrf}, "name": {"ana"}, "password": {"correct horse battery"}}.Encode()))
+			req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+			if proto != "" {
+				req.Header.Set("X-Forwarded-Proto", proto)
+			}
+			resp, err := c.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp.Body.Close()
+			var ck *http.Cookie
+			for _, x := range resp.Cookies() {
+				if x.Name == sessionCookie {
+					ck = x
+				}
+			}
+			if ck == nil {
+				t.Fatalf("no session cookie (status %d)", resp.StatusCode)
+			}
+			if !ck.HttpOnly || ck.SameSite != http.SameSiteLaxMode || ck.Secure != (proto == "https") || ck.Path != "/" {
+				t.Errorf("cookie %+v: want HttpOnly, SameSite=Lax, Secure only behind TLS", ck)
+			}
+		})
+	}
+}
