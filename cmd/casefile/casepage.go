@@ -102,6 +102,9 @@ type casePageData struct {
 	Message  string
 	Problems int
 	Reason   string
+	// Related and Recurrence are the cases proposed as related and as the
+	// one this case repeats.
+	Related, Recurrence []proposal
 }
 
 var caseTemplate = template.Must(template.New("case").Funcs(pageFuncs).Parse(layoutTemplate + `{{template "head" .}}
@@ -149,6 +152,16 @@ var caseTemplate = template.Must(template.New("case").Funcs(pageFuncs).Parse(lay
 <button type="submit" class="pick-{{$r}}">set as {{$r}}</button></form> {{end}}{{end}}{{end}}
 </li>{{end}}
 </ol></div>{{else}}<p>The draft has no timeline events.</p>{{end}}
+
+{{if and $can (eq (print $c.Status) "draft") (or .Related .Recurrence)}}<h2>Proposals</h2>
+<div class="scroll"><table id="proposals"><tbody>
+{{range .Related}}<tr><td><a href="/cases/{{.ID}}">{{.ID}}</a> {{.Title}}<br><small>{{.Reason}}</small></td>
+<td><form method="post" action="/cases/{{$c.ID}}/edit"><input type="hidden" name="csrf" value="{{$csrf}}"><input type="hidden" name="version" value="{{$c.Version}}">
+<input type="hidden" name="f.related" value="{{.Related}}"><button type="submit" class="add-related">add as related</button></form></td></tr>
+{{end}}{{range .Recurrence}}<tr><td><a href="/cases/{{.ID}}">{{.ID}}</a> {{.Title}}<br><small>an earlier incident: {{.Reason}}</small></td>
+<td><form method="post" action="/cases/{{$c.ID}}/edit"><input type="hidden" name="csrf" value="{{$csrf}}"><input type="hidden" name="version" value="{{$c.Version}}">
+<input type="hidden" name="f.recurrence_of" value="{{.ID}}"><button type="submit" class="set-recurrence">this case repeats it</button></form></td></tr>
+{{end}}</tbody></table></div>{{end}}
 
 <h2>Fields and evidence</h2>
 {{if .Problems}}<p class="notice error" role="alert" id="problems">{{.Problems}} field(s) need a change: see the messages below. Nothing was saved.</p>{{end}}
@@ -332,6 +345,14 @@ func (s *api) renderCase(w http.ResponseWriter, r *http.Request, status int, msg
 	}
 	p.Here = "/cases/" + c.ID
 	data := casePageData{page: p, C: c, Fields: caseRows(c, entered, ee), Events: caseEvents(c.Timeline), History: hist, Message: msg}
+	if p.CanWrite && c.Status == casefile.CaseDraft {
+		others, err := s.store.Cases(r.Context(), casefile.CaseFilter{Limit: proposalScan})
+		if err != nil {
+			s.writeStoreError(w, r, err)
+			return
+		}
+		data.Related, data.Recurrence = proposeRelated(c, others)
+	}
 	if ee != nil {
 		data.Problems = len(ee.Problems)
 	}
