@@ -282,6 +282,14 @@ type Store interface {
 	// longer replaces an edited case. ErrConflict when version is not
 	// current or the case is not a draft; no change writes nothing.
 	EditCase(ctx context.Context, id string, version int, reviewer string, edit func(Draft) (Draft, []FieldChange, error)) (StoredCase, error)
+	// MergeCase merges the draft from (at fromVersion) into the case into
+	// (at intoVersion) as another source of the same incident, in one
+	// transaction: into gets from's sources it lacks as a new version, and
+	// from is rejected with the reason that it was merged, both recorded in
+	// their histories by reviewer. ErrConflict for a version that is not
+	// current, a from that is not a draft, or an into that is rejected;
+	// ErrInvalid for a case merged into itself.
+	MergeCase(ctx context.Context, from string, fromVersion int, into string, intoVersion int, reviewer string) (StoredCase, error)
 	// History lists the changes of a case, oldest first; ErrNotFound for
 	// an unknown case.
 	History(ctx context.Context, id string) ([]Change, error)

@@ -378,3 +378,44 @@ func LikePattern(s string) string {
 	r := strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`)
 	return "%" + r.Replace(s) + "%"
 }
+
+// MergeSources returns into with the sources of from it lacks (by URL)
+// appended, and the history entry of the change; changed is false when
+// into already had them all.
+func MergeSources(into, from casefile.Case) (casefile.Case, casefile.FieldChange, bool) {
+	old := JSONValue(into.Sources)
+	sources := append([]casefile.Source(nil), into.Sources...)
+	changed := false
+	for _, src := range from.Sources {
+		known := false
+		for _, have := range sources {
+			known = known || have.URL == src.URL
+		}
+		if !known {
+			sources = append(sources, src)
+			changed = true
+		}
+	}
+	into.Sources = sources
+	return into, casefile.FieldChange{Field: "sources", Old: old, New: JSONValue(sources)}, changed
+}
+
+// CheckMerge returns the error of a merge no store may make: a case into
+// itself (ErrInvalid), from a case that is not a draft or into a rejected
+// one (ErrConflict).
+func CheckMerge(from string, fromStatus casefile.CaseStatus, into string, intoStatus casefile.CaseStatus) error {
+	switch {
+	case from == into:
+		return casefile.Errorf(casefile.ErrInvalid, "merge case %s: a case cannot be merged into itself", from)
+	case fromStatus != casefile.CaseDraft:
+		return casefile.Errorf(casefile.ErrConflict, "merge case %s: it is %s, not a draft", from, fromStatus)
+	case intoStatus == casefile.CaseRejected:
+		return casefile.Errorf(casefile.ErrConflict, "merge case %s into %s: %s is rejected", from, into, into)
+	}
+	return nil
+}
+
+// MergedReason is the reject reason of a draft merged into another case.
+func MergedReason(into string) string {
+	return "merged into " + into + " as another source of the same incident"
+}

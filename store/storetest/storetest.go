@@ -61,6 +61,7 @@ func Run(t *testing.T, open func(t *testing.T) casefile.Store) {
 		{"an edited draft is kept when the source is drafted again", testEditedDraftKept},
 		{"reviewer accounts are added, re-keyed and listed", testReviewers},
 		{"sessions are kept until they expire or end", testSessions},
+		{"a draft merged into a case becomes its source and is rejected", testMergeCase},
 		{"an edit stores the timeline roles a reviewer picked", testEditTimelineRoles},
 		{"the queue filters, sorts, searches, pages and counts", testQueueFilters},
 		{"unsuccessful submissions are listed with their reasons", testUnsuccessful},
@@ -1488,4 +1489,56 @@ func testSessions(t *testing.T, s casefile.Store) {
 	}
 	_, err = s.Session(ctx(t), "h4")
 	wantKind(t, "Session after a new password", err, casefile.ErrNotFound)
+}
+
+func testMergeCase(t *testing.T, s casefile.Store) {
+	const ua, ub = "https://m.example/status", "https://m.example/blog"
+	into := saveDraft(t, s, submitURL(t, s, ua).ID, draft(ua, "Edge outage (status page)")).CaseID
+	from := saveDraft(t, s, submitURL(t, s, ub).ID, draft(ub, "Edge outage (blog)")).CaseID
+	if err := s.SetStatus(ctx(t), into, 1, casefile.CaseApproved, "ana", ""); err != nil {
+		t.Fatal(err)
+	}
+
+	_, err := s.MergeCase(ctx(t), from, 2, into, 1, "bo")
+	wantKind(t, "MergeCase of an old version of from", err, casefile.ErrConflict)
+	_, err = s.MergeCase(ctx(t), from, 1, into, 3, "bo")
+	wantKind(t, "MergeCase into an old version", err, casefile.ErrConflict)
+	_, err = s.MergeCase(ctx(t), from, 1, from, 1, "bo")
+	wantKind(t, "MergeCase into itself", err, casefile.ErrInvalid)
+	_, err = s.MergeCase(ctx(t), into, 1, from, 1, "bo")
+	wantKind(t, "MergeCase of an approved case", err, casefile.ErrConflict)
+	_, err = s.MergeCase(ctx(t), "IL-9999", 1, into, 1, "bo")
+	wantKind(t, "MergeCase of an unknown case", err, casefile.ErrNotFound)
+
+	got, err := s.MergeCase(ctx(t), from, 1, into, 1, "bo")
+	if err != nil {
+		t.Fatalf("MergeCase: %v", err)
+	}
+	var urls []string
+	for _, src := range got.Case.Sources {
+		urls = append(urls, src.URL)
+	}
+	if got.ID != into || got.Version != 2 || got.Status != casefile.CaseApproved || strings.Join(urls, " ") != ua+" "+ub {
+		t.Errorf("merged case: %s version %d %s, sources %v", got.ID, got.Version, got.Status, urls)
+	}
+	if diff := cmp.Diff(got, getCase(t, s, into)); diff != "" {
+		t.Errorf("MergeCase returned another case than Case reads:\n%s", diff)
+	}
+	merged := getCase(t, s, from)
+	if merged.Status != casefile.CaseRejected || !strings.Contains(merged.RejectReason, "merged into "+into) ||
+		merged.Case.Review.ReviewedBy == nil || *merged.Case.Review.ReviewedBy != "bo" {
+		t.Errorf("the merged draft: %s, reason %q, review %+v", merged.Status, merged.RejectReason, merged.Case.Review)
+	}
+	if h := historyOf(t, s, into); len(h) != 2 || h[1].Field != "sources" || h[1].By != "bo" || h[1].Version != 2 {
+		t.Errorf("history of the case merged into: %+v", h)
+	}
+	if h := historyOf(t, s, from); len(h) != 2 || h[0].Field != "status" || h[1].Field != "reject_reason" {
+		t.Errorf("history of the merged draft: %+v", h)
+	}
+	// A re-draft of either source changes neither.
+	saveDraft(t, s, submitURL(t, s, ub).ID, draft(ub, "Edge outage (blog, edited)"))
+	saveDraft(t, s, submitURL(t, s, ua).ID, draft(ua, "Edge outage (status page, edited)"))
+	if a, b := getCase(t, s, into), getCase(t, s, from); a.Version != 2 || b.Status != casefile.CaseRejected || b.Version != 1 {
+		t.Errorf("after re-drafts: %s version %d, %s %s version %d", into, a.Version, from, b.Status, b.Version)
+	}
 }
