@@ -290,6 +290,10 @@ type Store interface {
 	// current, a from that is not a draft, or an into that is rejected;
 	// ErrInvalid for a case merged into itself.
 	MergeCase(ctx context.Context, from string, fromVersion int, into string, intoVersion int, reviewer string) (StoredCase, error)
+	// Note records a reviewer's note on the given version of a case in its
+	// history (a dismissed proposal) without changing the case;
+	// ErrConflict when the version is not current.
+	Note(ctx context.Context, id string, version int, reviewer string, note FieldChange) error
 	// History lists the changes of a case, oldest first; ErrNotFound for
 	// an unknown case.
 	History(ctx context.Context, id string) ([]Change, error)

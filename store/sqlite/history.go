@@ -121,3 +121,18 @@ func (s *Store) History(ctx context.Context, id string) ([]casefile.Change, erro
 	})
 	return out, err
 }
+
+// Note records a history entry on the current version of a case.
+func (s *Store) Note(ctx context.Context, id string, version int, reviewer string, note casefile.FieldChange) error {
+	return s.inTx(ctx, fmt.Sprintf("note on case %s", id), func(tx *sql.Tx) error {
+		var rowID int64
+		var current int
+		if err := tx.QueryRowContext(ctx, `SELECT id, version FROM cases WHERE case_id = ?1`, id).Scan(&rowID, &current); err != nil {
+			return notFound(err, "case %s not found", id)
+		}
+		if err := store.CheckVersion(id, current, version); err != nil {
+			return err
+		}
+		return recordChanges(ctx, tx, rowID, current, reviewer, []casefile.FieldChange{note}, s.now())
+	})
+}

@@ -1535,6 +1535,15 @@ func testMergeCase(t *testing.T, s casefile.Store) {
 	if h := historyOf(t, s, from); len(h) != 2 || h[0].Field != "status" || h[1].Field != "reject_reason" {
 		t.Errorf("history of the merged draft: %+v", h)
 	}
+	// A note changes no version and is kept in the history.
+	note := casefile.FieldChange{Field: "merge_dismissed", Old: []byte("null"), New: []byte(`"IL-0042"`)}
+	wantKind(t, "Note on an old version", s.Note(ctx(t), into, 1, "ana", note), casefile.ErrConflict)
+	if err := s.Note(ctx(t), into, 2, "ana", note); err != nil {
+		t.Fatalf("Note: %v", err)
+	}
+	if h := historyOf(t, s, into); len(h) != 3 || h[2].Field != "merge_dismissed" || getCase(t, s, into).Version != 2 {
+		t.Errorf("after a note: history %+v", h)
+	}
 	// A re-draft of either source changes neither.
 	saveDraft(t, s, submitURL(t, s, ub).ID, draft(ub, "Edge outage (blog, edited)"))
 	saveDraft(t, s, submitURL(t, s, ua).ID, draft(ua, "Edge outage (status page, edited)"))
