@@ -51,6 +51,7 @@ func (s *api) routes() http.Handler {
 	mux.HandleFunc("PATCH /api/cases/{id}", s.requireWriter(s.patchCase))
 	mux.HandleFunc("POST /api/cases/{id}/approve", s.requireWriter(s.approveCase))
 	mux.HandleFunc("POST /api/cases/{id}/reject", s.requireWriter(s.rejectCase))
+	mux.HandleFunc("POST /api/cases/{id}/merge", s.requireWriter(s.mergeCase))
 	mux.HandleFunc("GET /api/cases/{id}/history", s.caseHistory)
 	s.ready.register(mux)
 	if s.metrics != nil {

@@ -5,11 +5,13 @@ import (
 	"errors"
 	"html/template"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 
 	"github.com/incidentlib/casefile"
 	"github.com/incidentlib/casefile/normalize"
+	"github.com/incidentlib/casefile/store"
 )
 
 // fieldKind says how a case field is edited in the page's form.
@@ -105,6 +107,8 @@ type casePageData struct {
 	// Related and Recurrence are the cases proposed as related and as the
 	// one this case repeats.
 	Related, Recurrence []proposal
+	// Merges are cases this draft likely repeats as another source.
+	Merges []proposal
 }
 
 var caseTemplate = template.Must(template.New("case").Funcs(pageFuncs).Parse(layoutTemplate + `{{template "head" .}}
@@ -116,7 +120,7 @@ var caseTemplate = template.Must(template.New("case").Funcs(pageFuncs).Parse(lay
 {{with $c.RejectReason}}<br>Rejected: <span id="reject-reason">{{.}}</span>{{end}}
 {{with $c.Case.Review.ReviewedBy}}<br>Reviewed by <span id="reviewed-by">{{.}}</span>{{end}}</p>
 <p>Source: {{with httpURL $c.SourceURL}}<a id="live" href="{{.}}" rel="noopener noreferrer">{{.}}</a>{{else}}{{$c.SourceURL}}{{end}}
-{{range $c.Case.Sources}}{{with .Archived}} · {{with httpURL .}}<a class="archived" href="{{.}}" rel="noopener noreferrer">archived copy</a>{{else}}{{.}}{{end}}{{end}}{{end}}
+{{range $i, $src := $c.Case.Sources}}{{if $i}}<br>Also: {{with httpURL $src.URL}}<a class="source" href="{{.}}" rel="noopener noreferrer">{{.}}</a>{{else}}{{$src.URL}}{{end}} ({{$src.Kind}}){{end}}{{with $src.Archived}} · {{with httpURL .}}<a class="archived" href="{{.}}" rel="noopener noreferrer">archived copy</a>{{else}}{{.}}{{end}}{{end}}{{end}}
  · <a href="/api/cases/{{$c.ID}}">JSON</a></p>
 {{with .Message}}<p class="notice error" role="alert" id="message">{{.}}</p>{{end}}
 
@@ -152,6 +156,15 @@ var caseTemplate = template.Must(template.New("case").Funcs(pageFuncs).Parse(lay
 <button type="submit" class="pick-{{$r}}">set as {{$r}}</button></form> {{end}}{{end}}{{end}}
 </li>{{end}}
 </ol></div>{{else}}<p>The draft has no timeline events.</p>{{end}}
+
+{{if and $can (eq (print $c.Status) "draft") .Merges}}<h2>The same incident?</h2>
+<div class="scroll"><table id="merges"><tbody>
+{{range .Merges}}<tr id="merge-{{.ID}}"><td><a href="/cases/{{.ID}}">{{.ID}}</a> {{.Title}}<br><small>{{.Reason}}</small></td>
+<td><form method="post" action="/cases/{{$c.ID}}/merge"><input type="hidden" name="csrf" value="{{$csrf}}"><input type="hidden" name="version" value="{{$c.Version}}">
+<input type="hidden" name="into" value="{{.ID}}"><input type="hidden" name="into_version" value="{{.Version}}"><button type="submit" class="merge">merge this draft into {{.ID}} as another source</button></form>
+<form method="post" action="/cases/{{$c.ID}}/dismiss"><input type="hidden" name="csrf" value="{{$csrf}}"><input type="hidden" name="version" value="{{$c.Version}}">
+<input type="hidden" name="into" value="{{.ID}}"><button type="submit" class="dismiss">not the same incident</button></form></td></tr>
+{{end}}</tbody></table></div>{{end}}
 
 {{if and $can (eq (print $c.Status) "draft") (or .Related .Recurrence)}}<h2>Proposals</h2>
 <div class="scroll"><table id="proposals"><tbody>
@@ -352,6 +365,7 @@ func (s *api) renderCase(w http.ResponseWriter, r *http.Request, status int, msg
 			return
 		}
 		data.Related, data.Recurrence = proposeRelated(c, others)
+		data.Merges = proposeMerges(c, others, dismissedMerges(hist))
 	}
 	if ee != nil {
 		data.Problems = len(ee.Problems)
@@ -405,6 +419,38 @@ func (s *api) pagePick(w http.ResponseWriter, r *http.Request) {
 	_, err = s.store.EditCase(r.Context(), r.PathValue("id"), formVersion(r), s.reviewerOf(r, ""), func(d casefile.Draft) (casefile.Draft, []casefile.FieldChange, error) {
 		return normalize.PickEvent(d, index, role)
 	})
+	s.afterAction(w, r, err)
+}
+
+// pageMerge merges the draft into the case the reviewer accepted as the
+// same incident, and shows that case.
+func (s *api) pageMerge(w http.ResponseWriter, r *http.Request) {
+	if !s.formAction(w, r) {
+		return
+	}
+	into := r.PostFormValue("into")
+	intoVersion, _ := strconv.Atoi(r.PostFormValue("into_version"))
+	_, err := s.store.MergeCase(r.Context(), r.PathValue("id"), formVersion(r), into, intoVersion, s.reviewerOf(r, ""))
+	if err != nil {
+		s.afterAction(w, r, err)
+		return
+	}
+	http.Redirect(w, r, "/cases/"+url.PathEscape(into), http.StatusSeeOther)
+}
+
+// pageDismiss records that the draft is not the same incident as a case
+// proposed for a merge; it is not proposed again.
+func (s *api) pageDismiss(w http.ResponseWriter, r *http.Request) {
+	if !s.formAction(w, r) {
+		return
+	}
+	into := r.PostFormValue("into")
+	if _, ok := store.ParseCaseID(into); !ok {
+		s.afterAction(w, r, casefile.Errorf(casefile.ErrInvalid, "dismiss: %q is not a case id", into))
+		return
+	}
+	err := s.store.Note(r.Context(), r.PathValue("id"), formVersion(r), s.reviewerOf(r, ""),
+		casefile.FieldChange{Field: "merge_dismissed", Old: json.RawMessage("null"), New: store.JSONValue(into)})
 	s.afterAction(w, r, err)
 }
 

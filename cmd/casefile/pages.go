@@ -37,6 +37,8 @@ func (s *api) pageRoutes(mux *http.ServeMux) {
 	mux.HandleFunc("POST /cases/{id}/reject", s.pageReject)
 	mux.HandleFunc("POST /cases/{id}/reopen", s.pageReopen)
 	mux.HandleFunc("POST /cases/{id}/pick", s.pagePick)
+	mux.HandleFunc("POST /cases/{id}/merge", s.pageMerge)
+	mux.HandleFunc("POST /cases/{id}/dismiss", s.pageDismiss)
 }
 
 // page is what every review page shows in its header.

@@ -1,10 +1,13 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"slices"
 	"sort"
 	"strings"
+	"time"
+	"unicode"
 
 	"github.com/incidentlib/casefile"
 )
@@ -16,6 +19,8 @@ type proposal struct {
 	// Related is the case's related list with this one added (the value
 	// the page's form sends).
 	Related string
+	// Version is the proposed case's current version (for a merge).
+	Version int
 }
 
 // maxProposals bounds each list of proposals.
@@ -86,4 +91,107 @@ func proposeRelated(c casefile.StoredCase, others []casefile.StoredCase) (relate
 		recurrence = append(recurrence, rec[i].p)
 	}
 	return related, recurrence
+}
+
+// mergeWindow is how far apart two incidents of one organisation may start
+// and still be proposed as the same one.
+const mergeWindow = 2 * 24 * time.Hour
+
+// titleWords are the words of a title that say something (three letters
+// and more, lower case).
+func titleWords(t casefile.Text) map[string]bool {
+	words := map[string]bool{}
+	for _, w := range strings.FieldsFunc(strings.ToLower(t.EN+" "+t.KO), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }) {
+		if len([]rune(w)) >= 3 {
+			words[w] = true
+		}
+	}
+	return words
+}
+
+// titleSimilarity is the share of words two titles have in common
+// (Jaccard), from 0 to 1.
+func titleSimilarity(a, b casefile.Text) float64 {
+	wa, wb := titleWords(a), titleWords(b)
+	both := 0
+	for w := range wa {
+		if wb[w] {
+			both++
+		}
+	}
+	all := len(wa) + len(wb) - both
+	if all == 0 {
+		return 0
+	}
+	return float64(both) / float64(all)
+}
+
+// minTitleSimilarity is the least title similarity of a merge proposal.
+const minTitleSimilarity = 0.3
+
+// proposeMerges returns the cases a draft likely repeats as another source
+// of the same incident: the same organisation, starts within two days,
+// similar titles and (when both name components) a component in common;
+// approved cases first, then the most similar. Rejected cases, the draft itself and the cases
+// named in dismissed are left out.
+func proposeMerges(c casefile.StoredCase, others []casefile.StoredCase, dismissed map[string]bool) []proposal {
+	day, err := time.Parse("2006-01-02", c.Case.Date)
+	if err != nil || c.Case.OrgSlug == "" {
+		return nil
+	}
+	type scored struct {
+		p        proposal
+		sim      float64
+		approved bool
+	}
+	var out []scored
+	for _, o := range others {
+		if o.ID == c.ID || o.Status == casefile.CaseRejected || dismissed[o.ID] || o.Case.OrgSlug != c.Case.OrgSlug {
+			continue
+		}
+		od, err := time.Parse("2006-01-02", o.Case.Date)
+		if err != nil || od.Sub(day) > mergeWindow || day.Sub(od) > mergeWindow {
+			continue
+		}
+		sim := titleSimilarity(c.Case.Title, o.Case.Title)
+		comps := shared(c.Case.Components, o.Case.Components)
+		if sim < minTitleSimilarity || (len(c.Case.Components) > 0 && len(o.Case.Components) > 0 && len(comps) == 0) {
+			continue
+		}
+		title := o.Case.Title.EN
+		if title == "" {
+			title = o.Case.Title.KO
+		}
+		reason := fmt.Sprintf("%s, %s (%s, version %d); titles %.0f%% alike", o.Case.Org, o.Case.Date, o.Status, o.Version, sim*100)
+		if len(comps) > 0 {
+			reason += "; components " + strings.Join(comps, ", ")
+		}
+		out = append(out, scored{proposal{ID: o.ID, Title: title, Reason: reason, Version: o.Version}, sim, o.Status == casefile.CaseApproved})
+	}
+	// Approved cases first: a new source most often joins a published case.
+	sort.SliceStable(out, func(i, j int) bool {
+		ai, aj := out[i].approved, out[j].approved
+		if ai != aj {
+			return ai
+		}
+		return out[i].sim > out[j].sim
+	})
+	var ps []proposal
+	for i := 0; i < len(out) && i < maxProposals; i++ {
+		ps = append(ps, out[i].p)
+	}
+	return ps
+}
+
+// dismissedMerges lists the cases whose merge proposal a reviewer
+// dismissed on this case.
+func dismissedMerges(hist []casefile.Change) map[string]bool {
+	out := map[string]bool{}
+	for _, h := range hist {
+		var id string
+		if h.Field == "merge_dismissed" && json.Unmarshal(h.New, &id) == nil {
+			out[id] = true
+		}
+	}
+	return out
 }

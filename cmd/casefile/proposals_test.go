@@ -79,3 +79,66 @@ func TestCasePageAcceptsAProposal(t *testing.T) {
 		t.Errorf("accepted proposals are proposed again")
 	}
 }
+
+func TestProposeMerges(t *testing.T) {
+	mk := func(id, org, date, title string, status casefile.CaseStatus, comps ...string) casefile.StoredCase {
+		return casefile.StoredCase{ID: id, Status: status, Version: 1, Case: casefile.Case{ID: id, Org: org, OrgSlug: org, Date: date,
+			Title: casefile.Text{EN: title}, Components: comps}}
+	}
+	c := mk("IL-0010", "acme", "2024-05-10", "Database failover stalled writes for two hours", casefile.CaseDraft, "postgres")
+	others := []casefile.StoredCase{
+		c,
+		mk("IL-0001", "acme", "2024-05-11", "Stalled database failover blocked writes", casefile.CaseApproved, "postgres"), // the same incident
+		mk("IL-0002", "acme", "2024-05-20", "Database failover stalled writes", casefile.CaseApproved, "postgres"),         // ten days later
+		mk("IL-0003", "other", "2024-05-10", "Database failover stalled writes", casefile.CaseApproved, "postgres"),        // another organisation
+		mk("IL-0004", "acme", "2024-05-09", "Login page slow for European users", casefile.CaseDraft, "postgres"),          // another title
+		mk("IL-0005", "acme", "2024-05-10", "Database failover stalled writes again", casefile.CaseDraft, "etcd"),          // another component
+		mk("IL-0006", "acme", "2024-05-10", "Database failover stalled writes", casefile.CaseRejected, "postgres"),         // rejected
+		mk("IL-0007", "acme", "2024-05-08", "Database failover stalled writes for hours", casefile.CaseDraft, "postgres"),  // dismissed
+		mk("IL-0008", "acme", "2024-05-12", "Writes stalled: database failover for two hours", casefile.CaseDraft),         // no components named
+	}
+	got := proposeMerges(c, others, map[string]bool{"IL-0007": true})
+	var ids []string
+	for _, p := range got {
+		ids = append(ids, p.ID)
+	}
+	if strings.Join(ids, ",") != "IL-0001,IL-0008" {
+		t.Errorf("merge proposals %v, want IL-0001 (approved), IL-0008", ids)
+	}
+}
+
+func TestCasePageMergesAndDismisses(t *testing.T) {
+	f := newReviewFixture(t, "")
+	a := f.addDraft(t, 1, "")
+	b := f.addDraft(t, 2, "")
+	d := f.addDraft(t, 3, "")
+	c := browserClient(t)
+	page, csrf := getPage(t, c, f.srv.URL+"/cases/"+d)
+	if !strings.Contains(page, `name="into" value="`+a+`"`) || !strings.Contains(page, `name="into" value="`+b+`"`) {
+		t.Fatalf("the page of %s proposes no merge with %s and %s", d, a, b)
+	}
+	if st, _, body := postForm(t, c, f.srv.URL+"/cases/"+d+"/dismiss", url.Values{"csrf": {csrf}, "version": {"1"}, "into": {b}}); st != 303 {
+		t.Fatalf("dismiss: %d\n%s", st, body)
+	}
+	page, _ = getPage(t, c, f.srv.URL+"/cases/"+d)
+	if strings.Contains(page, `name="into" value="`+b+`"`) || !strings.Contains(page, `name="into" value="`+a+`"`) {
+		t.Errorf("after dismissing %s it is still proposed, or %s is not", b, a)
+	}
+	st, loc, body := postForm(t, c, f.srv.URL+"/cases/"+d+"/merge", url.Values{"csrf": {csrf}, "version": {"1"}, "into": {a}, "into_version": {"1"}})
+	if st != 303 || loc != "/cases/"+a {
+		t.Fatalf("merge: %d to %q\n%s", st, loc, body)
+	}
+	got, _ := f.st.Case(context.Background(), a)
+	merged, _ := f.st.Case(context.Background(), d)
+	if len(got.Case.Sources) != 2 || got.Case.Sources[1].URL != merged.SourceURL || merged.Status != casefile.CaseRejected {
+		t.Errorf("after the merge: %s has sources %+v; %s is %s", a, got.Case.Sources, d, merged.Status)
+	}
+	if page, _ := getPage(t, c, f.srv.URL+"/cases/"+a); !strings.Contains(page, `<a class="source" href="`+merged.SourceURL+`"`) {
+		t.Errorf("the case page of %s does not link its second source", a)
+	}
+	// The API merges too.
+	var out casefile.StoredCase
+	if st := f.call(t, "POST", "/api/cases/"+b+"/merge", "", `{"version": 1, "into": "`+a+`", "into_version": 2}`, &out); st != 200 || len(out.Case.Sources) != 3 {
+		t.Errorf("API merge: %d, %d sources", st, len(out.Case.Sources))
+	}
+}

@@ -146,3 +146,32 @@ func (s *api) reviewerOf(r *http.Request, named string) string {
 	}
 	return "api"
 }
+
+// mergeRequest is the body of POST /api/cases/{id}/merge.
+type mergeRequest struct {
+	Version     int    `json:"version"`
+	Into        string `json:"into"`
+	IntoVersion int    `json:"into_version"`
+	Reviewer    string `json:"reviewer,omitempty"`
+}
+
+// mergeCase merges a draft into the case of the same incident and answers
+// with that case.
+func (s *api) mergeCase(w http.ResponseWriter, r *http.Request) {
+	var req mergeRequest
+	if !decodeBody(w, r, &req, `{"version": 1, "into": "IL-0001", "into_version": 3}`) {
+		return
+	}
+	if req.Reviewer != "" {
+		if err := store.CheckReviewerName(req.Reviewer); err != nil {
+			writeError(w, http.StatusBadRequest, err.Error())
+			return
+		}
+	}
+	c, err := s.store.MergeCase(r.Context(), r.PathValue("id"), req.Version, req.Into, req.IntoVersion, s.reviewerOf(r, req.Reviewer))
+	if err != nil {
+		s.writeStoreError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, c)
+}

@@ -27,7 +27,7 @@ func newBrowser(t *testing.T) context.Context {
 	t.Cleanup(cancelAlloc)
 	ctx, cancel := chromedp.NewContext(actx)
 	t.Cleanup(cancel)
-	ctx, cancelTimeout := context.WithTimeout(ctx, 90*time.Second)
+	ctx, cancelTimeout := context.WithTimeout(ctx, 60*time.Second)
 	t.Cleanup(cancelTimeout)
 	return ctx
 }
@@ -236,8 +236,30 @@ func TestReviewInTheBrowser(t *testing.T) {
 		t.Fatalf("submit as the signed-in reviewer: %v (%s)", err, textOf(t, ctx, "#result"))
 	}
 
+	// Accept a merge proposal: the third draft is another source of the
+	// first case.
+	if err := chromedp.Do(ctx, chromedp.Navigate(base+"/cases/IL-0003")); err != nil {
+		t.Fatal(err)
+	}
+	err = chromedp.Do(ctx,
+		chromedp.Click(chromedp.CSS(`#merge-`+id+` button.merge`)),
+		waitFor(`location.pathname === "/cases/`+id+`"`),
+	)
+	if err != nil {
+		t.Fatalf("merge: %v", err)
+	}
+	if h := textOf(t, ctx, "#history"); !strings.Contains(h, "incidents/3") {
+		t.Errorf("the history of %s does not show the merged source: %q", id, h)
+	}
+	if err := chromedp.Do(ctx, chromedp.Navigate(base+"/cases/IL-0003")); err != nil {
+		t.Fatal(err)
+	}
+	if st := textOf(t, ctx, "#status"); st != "rejected" || !strings.Contains(textOf(t, ctx, "#reject-reason"), "merged into "+id) {
+		t.Errorf("the merged draft is %q: %q", st, textOf(t, ctx, "#reject-reason"))
+	}
+
 	// Every page in a 400 px wide window.
-	for _, path := range []string{"/", "/cases/" + id, "/cases/" + second} {
+	for _, path := range []string{"/", "/cases/" + id, "/cases/" + second, "/cases/IL-0004", "/submissions/unsuccessful", "/signin"} {
 		err := chromedp.Do(ctx, chromedp.EmulateViewport(400, 800), chromedp.Navigate(base+path))
 		if err != nil {
 			t.Fatal(err)
