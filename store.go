@@ -2,6 +2,7 @@ package casefile
 
 import (
 	"context"
+	"encoding/json"
 	"time"
 )
 
@@ -87,7 +88,8 @@ type StoredCase struct {
 	ID        string     `json:"id"`
 	SourceURL string     `json:"source_url"`
 	Status    CaseStatus `json:"status"`
-	// Version counts the drafts stored for the source (1 for the first).
+	// Version counts the versions of the case: each draft stored for the
+	// source and each reviewer's edit makes one (1 for the first draft).
 	Version      int        `json:"version"`
 	Case         Case       `json:"case"`
 	Evidence     []Evidence `json:"evidence,omitempty"`
@@ -101,11 +103,69 @@ type StoredCase struct {
 	Timeline []TimelineEvent `json:"timeline,omitzero"`
 }
 
+// FieldChange is one field of a case changed by a reviewer: the field's
+// path as the API names it ("severity", "title.en", "timeline.resolved_after")
+// and its JSON value before and after.
+type FieldChange struct {
+	Field string          `json:"field"`
+	Old   json.RawMessage `json:"old"`
+	New   json.RawMessage `json:"new"`
+}
+
+// Change is one entry of a case's history: who changed which field of
+// which version, when, from what to what. A review decision is recorded as
+// a change of the field "status" (and "reject_reason" when rejecting).
+type Change struct {
+	At time.Time `json:"at"`
+	By string    `json:"by"`
+	// Version is the version of the case the change made (an edit) or
+	// applied to (a review decision).
+	Version int `json:"version"`
+	FieldChange
+}
+
+// Session is a reviewer signed in in one browser. The browser holds a
+// random token; the store keeps only its hash.
+type Session struct {
+	TokenHash string
+	Reviewer  string
+	// CSRF is the token the session's forms carry.
+	CSRF      string
+	ExpiresAt time.Time
+}
+
 // CaseFilter selects cases; zero fields select all.
 type CaseFilter struct {
 	Status CaseStatus
-	Limit  int
+	// Org matches the organisation's name or slug, ignoring case.
+	Org string
+	// SourceKind is the kind of the case's source (blog, official-status, ...).
+	SourceKind string
+	// Origin and Batch select cases whose source has a submission with
+	// that origin, or in that batch.
+	Origin Origin
+	Batch  string
+	// From and To bound the incident date (YYYY-MM-DD, both inclusive).
+	From, To string
+	// Search is text the title holds, in either language, ignoring case.
+	Search string
+	// Sort orders the list (default newest first).
+	Sort CaseSort
+	// Limit and Offset page through the list.
+	Limit, Offset int
 }
+
+// CaseSort is an order of a case listing.
+type CaseSort string
+
+// The orders of a case listing.
+const (
+	SortNewest  CaseSort = "newest"  // newest case first (the default)
+	SortOldest  CaseSort = "oldest"  // oldest case first
+	SortDate    CaseSort = "date"    // latest incident date first
+	SortOrg     CaseSort = "org"     // organisation A to Z
+	SortUpdated CaseSort = "updated" // last changed first
+)
 
 // OutboxEntry is a submission whose job message has not been confirmed
 // published to the queue yet.
@@ -197,13 +257,64 @@ type Store interface {
 	// DeadLetters lists up to limit dead letters, newest first (limit <= 0:
 	// the default of 100).
 	DeadLetters(ctx context.Context, limit int) ([]DeadLetter, error)
-	// Cases lists cases, newest first, without their timelines.
+	// Cases lists the cases f selects, in its order, one page of them,
+	// without their timelines.
 	Cases(ctx context.Context, f CaseFilter) ([]StoredCase, error)
+	// CaseCounts counts the cases f selects by status (f's status, sort
+	// and paging aside).
+	CaseCounts(ctx context.Context, f CaseFilter) (map[CaseStatus]int, error)
+	// Unsuccessful lists submissions that ended without a draft
+	// (not_postmortem, failed, dead_lettered) with their reasons, newest
+	// first, one page of them.
+	Unsuccessful(ctx context.Context, limit, offset int) ([]Submission, error)
 	// Case returns one case by its IL id, with its timeline.
 	Case(ctx context.Context, id string) (StoredCase, error)
 	// SetStatus records a review decision on the given version of a case;
 	// an ErrConflict error when that version is no longer the current one.
+	// It is recorded in the case's history.
 	SetStatus(ctx context.Context, id string, version int, status CaseStatus, reviewer, reason string) error
+	// EditCase changes the given version of a draft case as edit says, in
+	// one transaction: edit gets the current case with its evidence and
+	// timeline and returns them changed, with the fields it changed (an
+	// error from edit is returned as it is). The case and the timeline
+	// (roles a reviewer picked) are stored as a new version, each changed
+	// field a history entry by reviewer; a re-draft of the source no
+	// longer replaces an edited case. ErrConflict when version is not
+	// current or the case is not a draft; no change writes nothing.
+	EditCase(ctx context.Context, id string, version int, reviewer string, edit func(Draft) (Draft, []FieldChange, error)) (StoredCase, error)
+	// MergeCase merges the draft from (at fromVersion) into the case into
+	// (at intoVersion) as another source of the same incident, in one
+	// transaction: into gets from's sources it lacks as a new version, and
+	// from is rejected with the reason that it was merged, both recorded in
+	// their histories by reviewer. ErrConflict for a version that is not
+	// current, a from that is not a draft, or an into that is rejected;
+	// ErrInvalid for a case merged into itself.
+	MergeCase(ctx context.Context, from string, fromVersion int, into string, intoVersion int, reviewer string) (StoredCase, error)
+	// Note records a reviewer's note on the given version of a case in its
+	// history (a dismissed proposal) without changing the case;
+	// ErrConflict when the version is not current.
+	Note(ctx context.Context, id string, version int, reviewer string, note FieldChange) error
+	// History lists the changes of a case, oldest first; ErrNotFound for
+	// an unknown case.
+	History(ctx context.Context, id string) ([]Change, error)
+	// SetReviewer adds a reviewer account with the password hash, or sets
+	// the hash of an existing one (created is false then). ErrInvalid for
+	// a name store.CheckReviewerName refuses or an empty hash. A new
+	// password ends the reviewer's sessions.
+	SetReviewer(ctx context.Context, name, passwordHash string) (created bool, err error)
+	// ReviewerHash returns a reviewer's password hash; ErrNotFound for an
+	// unknown name.
+	ReviewerHash(ctx context.Context, name string) (string, error)
+	// Reviewers lists the reviewer accounts by name.
+	Reviewers(ctx context.Context) ([]string, error)
+	// StartSession stores a signed-in browser's session (and drops expired
+	// ones); ErrNotFound when its reviewer does not exist.
+	StartSession(ctx context.Context, s Session) error
+	// Session returns the live session with the token hash; ErrNotFound
+	// for an unknown or expired one.
+	Session(ctx context.Context, tokenHash string) (Session, error)
+	// EndSession removes a session (nothing when there is none).
+	EndSession(ctx context.Context, tokenHash string) error
 	// Close releases the store's connections.
 	Close() error
 }

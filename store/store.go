@@ -13,6 +13,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/incidentlib/casefile"
 )
@@ -267,4 +269,153 @@ func CheckVersion(id string, current, reviewed int) error {
 		return casefile.Errorf(casefile.ErrConflict, "case %s is at version %d, not the version %d you reviewed: read version %d and review it again", id, current, reviewed, current)
 	}
 	return nil
+}
+
+// StatusChanges are the history entries of a review decision: the status
+// when it changes, and the reject reason when it changes.
+func StatusChanges(oldStatus, newStatus casefile.CaseStatus, oldReason, newReason string) []casefile.FieldChange {
+	var out []casefile.FieldChange
+	if oldStatus != newStatus {
+		out = append(out, casefile.FieldChange{Field: "status", Old: JSONValue(string(oldStatus)), New: JSONValue(string(newStatus))})
+	}
+	if oldReason != newReason {
+		out = append(out, casefile.FieldChange{Field: "reject_reason", Old: JSONValue(oldReason), New: JSONValue(newReason)})
+	}
+	return out
+}
+
+// JSONValue encodes v for a history entry (null when it cannot be encoded,
+// which the plain values of a case never are).
+func JSONValue(v any) json.RawMessage {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return json.RawMessage("null")
+	}
+	return b
+}
+
+// CheckEdit returns an ErrConflict error unless a case in status can be
+// edited: reviewers edit drafts, and reopen a reviewed case to change it.
+func CheckEdit(id string, status casefile.CaseStatus) error {
+	if status != casefile.CaseDraft {
+		return casefile.Errorf(casefile.ErrConflict, "case %s is %s: reopen it as a draft before editing it", id, status)
+	}
+	return nil
+}
+
+// ApplyEdit runs a reviewer's edit on the stored case and returns the
+// draft to store (case id kept, update time set) and the changes, none
+// when the edit changed nothing.
+func ApplyEdit(d casefile.Draft, edit func(casefile.Draft) (casefile.Draft, []casefile.FieldChange, error), now time.Time) (casefile.Draft, []casefile.FieldChange, error) {
+	next, changes, err := edit(d)
+	if err != nil {
+		return d, nil, err
+	}
+	var kept []casefile.FieldChange
+	for _, ch := range changes {
+		if string(ch.Old) != string(ch.New) {
+			kept = append(kept, ch)
+		}
+	}
+	if len(kept) == 0 {
+		return d, nil, nil
+	}
+	next.Case.ID = d.Case.ID
+	next.Case.UpdatedAt = now.UTC().Format(TimeFormat)
+	next.Evidence = d.Evidence
+	next.Timeline = DraftTimeline(next.Timeline)
+	return next, kept, nil
+}
+
+// CheckReviewerName returns an ErrInvalid error unless name can name a
+// reviewer: 1 to 64 letters, digits, '.', '_' or '-'.
+func CheckReviewerName(name string) error {
+	ok := name != "" && utf8.RuneCountInString(name) <= 64
+	for _, r := range name {
+		if !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '.' && r != '_' && r != '-' {
+			ok = false
+		}
+	}
+	if !ok {
+		return casefile.Errorf(casefile.ErrInvalid, "reviewer name %q: use 1 to 64 letters, digits, '.', '_' or '-'", name)
+	}
+	return nil
+}
+
+// CheckCaseFilter returns an ErrInvalid error for a filter no store can
+// apply: an unknown status, origin or order, a date not in YYYY-MM-DD
+// form, a negative offset.
+func CheckCaseFilter(f casefile.CaseFilter) error {
+	if f.Status != "" {
+		if err := CheckStatus(f.Status); err != nil {
+			return err
+		}
+	}
+	switch f.Origin {
+	case "", casefile.OriginManual, casefile.OriginBackfill, casefile.OriginCrawl:
+	default:
+		return casefile.Errorf(casefile.ErrInvalid, "unknown origin %q (want manual, backfill or crawl)", f.Origin)
+	}
+	switch f.Sort {
+	case "", casefile.SortNewest, casefile.SortOldest, casefile.SortDate, casefile.SortOrg, casefile.SortUpdated:
+	default:
+		return casefile.Errorf(casefile.ErrInvalid, "unknown order %q (want newest, oldest, date, org or updated)", f.Sort)
+	}
+	for _, d := range []string{f.From, f.To} {
+		if _, err := time.Parse("2006-01-02", d); d != "" && err != nil {
+			return casefile.Errorf(casefile.ErrInvalid, "date %q is not in the form YYYY-MM-DD", d)
+		}
+	}
+	if f.Offset < 0 {
+		return casefile.Errorf(casefile.ErrInvalid, "offset %d is negative", f.Offset)
+	}
+	return nil
+}
+
+// LikePattern returns the LIKE pattern (escape character \) that matches
+// text holding s.
+func LikePattern(s string) string {
+	r := strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`)
+	return "%" + r.Replace(s) + "%"
+}
+
+// MergeSources returns into with the sources of from it lacks (by URL)
+// appended, and the history entry of the change; changed is false when
+// into already had them all.
+func MergeSources(into, from casefile.Case) (casefile.Case, casefile.FieldChange, bool) {
+	old := JSONValue(into.Sources)
+	sources := append([]casefile.Source(nil), into.Sources...)
+	changed := false
+	for _, src := range from.Sources {
+		known := false
+		for _, have := range sources {
+			known = known || have.URL == src.URL
+		}
+		if !known {
+			sources = append(sources, src)
+			changed = true
+		}
+	}
+	into.Sources = sources
+	return into, casefile.FieldChange{Field: "sources", Old: old, New: JSONValue(sources)}, changed
+}
+
+// CheckMerge returns the error of a merge no store may make: a case into
+// itself (ErrInvalid), from a case that is not a draft or into a rejected
+// one (ErrConflict).
+func CheckMerge(from string, fromStatus casefile.CaseStatus, into string, intoStatus casefile.CaseStatus) error {
+	switch {
+	case from == into:
+		return casefile.Errorf(casefile.ErrInvalid, "merge case %s: a case cannot be merged into itself", from)
+	case fromStatus != casefile.CaseDraft:
+		return casefile.Errorf(casefile.ErrConflict, "merge case %s: it is %s, not a draft", from, fromStatus)
+	case intoStatus == casefile.CaseRejected:
+		return casefile.Errorf(casefile.ErrConflict, "merge case %s into %s: %s is rejected", from, into, into)
+	}
+	return nil
+}
+
+// MergedReason is the reject reason of a draft merged into another case.
+func MergedReason(into string) string {
+	return "merged into " + into + " as another source of the same incident"
 }

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"crypto/subtle"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -31,6 +30,8 @@ type api struct {
 	kick    func()
 	log     *slog.Logger
 	metrics http.Handler
+	// sess holds the signed-in reviewers (made by routes when nil).
+	sess *sessions
 
 	// freshFor is the freshness window of submissions: a source read less
 	// than this long ago is answered from that read, not fetched again.
@@ -42,20 +43,26 @@ type api struct {
 
 func (s *api) routes() http.Handler {
 	mux := http.NewServeMux()
-	mux.HandleFunc("POST /api/submissions", s.requireToken(s.ready.requireStarted(s.postSubmissions)))
+	mux.HandleFunc("POST /api/submissions", s.requireWriter(s.ready.requireStarted(s.postSubmissions)))
 	mux.HandleFunc("GET /api/submissions", s.listSubmissions)
 	mux.HandleFunc("GET /api/submissions/{id}", s.getSubmission)
 	mux.HandleFunc("GET /api/cases", s.listCases)
 	mux.HandleFunc("GET /api/cases/{id}", s.getCase)
+	mux.HandleFunc("PATCH /api/cases/{id}", s.requireWriter(s.patchCase))
+	mux.HandleFunc("POST /api/cases/{id}/approve", s.requireWriter(s.approveCase))
+	mux.HandleFunc("POST /api/cases/{id}/reject", s.requireWriter(s.rejectCase))
+	mux.HandleFunc("POST /api/cases/{id}/merge", s.requireWriter(s.mergeCase))
+	mux.HandleFunc("GET /api/cases/{id}/history", s.caseHistory)
 	s.ready.register(mux)
 	if s.metrics != nil {
 		mux.Handle("GET /metrics", s.metrics)
 	}
 	mux.HandleFunc("GET /{$}", s.reviewPage)
+	s.pageRoutes(mux)
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotFound, fmt.Sprintf("no such endpoint: %s %s", termSafe(r.Method), termSafe(r.URL.Path)))
 	})
-	return s.logRequests(securityHeaders(checkRequest(mux)))
+	return s.logRequests(securityHeaders(checkRequest(s.withSession(mux))))
 }
 
 // Limits of the HTTP server: a client that sends its headers or body too
@@ -88,11 +95,15 @@ func newHTTPServer(h http.Handler) *http.Server {
 func securityHeaders(h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		hd := w.Header()
-		// The review page has one inline style sheet and one inline script.
-		hd.Set("Content-Security-Policy", "default-src 'none'; script-src 'self' 'unsafe-inline'; style-src 'unsafe-inline'; connect-src 'self'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'")
+		// The review pages load their script and style sheet from the
+		// server: nothing inline runs.
+		hd.Set("Content-Security-Policy", "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'")
 		hd.Set("X-Content-Type-Options", "nosniff")
 		hd.Set("X-Frame-Options", "DENY")
-		hd.Set("Referrer-Policy", "no-referrer")
+		// same-origin, not no-referrer: with no-referrer the browser sends
+		// "Origin: null" on the pages' own form posts, which checkRequest
+		// refuses as cross-site.
+		hd.Set("Referrer-Policy", "same-origin")
 		h.ServeHTTP(w, r)
 	})
 }
@@ -101,8 +112,10 @@ func securityHeaders(h http.Handler) http.Handler {
 // a path or query that is not valid UTF-8 or holds a NUL byte (a database
 // refuses them), a query with broken escapes, and bodies over
 // maxBodyBytes. Writes (any method but GET, HEAD and OPTIONS) must be
-// JSON, and when the browser names the page that sent them (Origin), that
-// page must be this server's own: a form on another site cannot post here.
+// JSON, or a form of the review pages (outside /api/, each checking its
+// CSRF token), and when the browser names the page that sent them
+// (Origin), that page must be this server's own: a form on another site
+// cannot post here.
 func checkRequest(h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if !cleanText(r.URL.Path) {
@@ -126,7 +139,9 @@ func checkRequest(h http.Handler) http.Handler {
 		switch r.Method {
 		case http.MethodGet, http.MethodHead, http.MethodOptions:
 		default:
-			if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || mt != "application/json" {
+			mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
+			pageForm := mt == "application/x-www-form-urlencoded" && !strings.HasPrefix(r.URL.Path, "/api/")
+			if err != nil || (mt != "application/json" && !pageForm) {
 				writeError(w, http.StatusUnsupportedMediaType, "send the body as JSON with Content-Type: application/json")
 				return
 			}
@@ -286,20 +301,10 @@ func (s *api) listSubmissions(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *api) listCases(w http.ResponseWriter, r *http.Request) {
-	f := casefile.CaseFilter{Status: casefile.CaseStatus(r.URL.Query().Get("status"))}
-	switch f.Status {
-	case "", casefile.CaseDraft, casefile.CaseApproved, casefile.CaseRejected:
-	default:
-		writeError(w, http.StatusBadRequest, fmt.Sprintf("unknown status %q: use draft, approved or rejected", f.Status))
+	f, err := caseFilterFrom(r.URL.Query())
+	if err != nil {
+		writeError(w, http.StatusBadRequest, err.Error())
 		return
-	}
-	if l := r.URL.Query().Get("limit"); l != "" {
-		n, err := strconv.Atoi(l)
-		if err != nil || n <= 0 || n > 1000 {
-			writeError(w, http.StatusBadRequest, "limit must be a number from 1 to 1000")
-			return
-		}
-		f.Limit = n
 	}
 	cases, err := s.store.Cases(r.Context(), f)
 	if err != nil {
@@ -340,20 +345,6 @@ func (s *api) writeStoreError(w http.ResponseWriter, r *http.Request, err error)
 		msg = "internal error"
 	}
 	writeError(w, kind.HTTPStatus(), msg)
-}
-
-func (s *api) requireToken(h http.HandlerFunc) http.HandlerFunc {
-	return func(w http.ResponseWriter, r *http.Request) {
-		if s.token != "" {
-			got, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
-			if !ok || subtle.ConstantTimeCompare([]byte(got), []byte(s.token)) != 1 {
-				w.Header().Set("WWW-Authenticate", `Bearer realm="casefile"`)
-				writeError(w, http.StatusUnauthorized, "missing or wrong bearer token (set Authorization: Bearer $CASEFILE_API_TOKEN)")
-				return
-			}
-		}
-		h(w, r)
-	}
 }
 
 func (s *api) logRequests(h http.Handler) http.Handler {

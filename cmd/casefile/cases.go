@@ -6,14 +6,19 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"net/http"
+	"net/url"
 	"os"
 	"os/user"
 	"path/filepath"
+	"strings"
 	"text/tabwriter"
+	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/incidentlib/casefile"
+	"github.com/incidentlib/casefile/normalize"
 )
 
 func (a *app) casesCommand() *cobra.Command {
@@ -22,10 +27,11 @@ func (a *app) casesCommand() *cobra.Command {
 		Use:   "cases",
 		Short: "Read and review the cases in the review store",
 		Long: `cases reads the review store directly: the embedded store in --data, or the
-Postgres in --database-url.`,
+Postgres in --database-url. approve, reject and edit can instead send the change to
+a running casefile's review API with --server.`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) > 0 {
-				return usageError{fmt.Sprintf("unknown command %q for \"casefile cases\": use list, show, export, approve or reject", args[0])}
+				return usageError{fmt.Sprintf("unknown command %q for \"casefile cases\": use list, show, export, approve, reject or edit", args[0])}
 			}
 			return nil
 		},
@@ -123,7 +129,7 @@ Postgres in --database-url.`,
 	}
 	export.Flags().StringVar(&exportStatus, "status", "approved", "which cases: approved, draft, rejected or all (an empty value is an error)")
 
-	var reviewer, reason string
+	var reviewer, reason, server string
 	var reviewed int
 	review := func(use string, status casefile.CaseStatus) *cobra.Command {
 		c := &cobra.Command{
@@ -142,13 +148,20 @@ fails with exit status 5: read the new version and review it again.`, use, statu
 				if status == casefile.CaseRejected && reason == "" {
 					return usageError{"cases reject needs --reason"}
 				}
-				st, err := openReviewStore(cmd.Context(), &sf)
-				if err != nil {
-					return err
-				}
-				defer st.Close()
-				if err := st.SetStatus(cmd.Context(), args[0], reviewed, status, reviewer, reason); err != nil {
-					return err
+				if server != "" {
+					body, _ := json.Marshal(reviewRequest{Version: reviewed, Reason: reason, Reviewer: reviewer})
+					if err := serverClient(server).do(cmd.Context(), http.MethodPost, "/api/cases/"+url.PathEscape(args[0])+"/"+use, body, nil); err != nil {
+						return err
+					}
+				} else {
+					st, err := openReviewStore(cmd.Context(), &sf)
+					if err != nil {
+						return err
+					}
+					defer st.Close()
+					if err := st.SetStatus(cmd.Context(), args[0], reviewed, status, reviewer, reason); err != nil {
+						return err
+					}
 				}
 				fmt.Fprintf(a.stdout, "%s %s (version %d)\n", args[0], status, reviewed)
 				return nil
@@ -156,6 +169,7 @@ fails with exit status 5: read the new version and review it again.`, use, statu
 		}
 		c.Flags().IntVar(&reviewed, "version", 0, "the version you reviewed (required); a newer one makes the command fail")
 		c.Flags().StringVar(&reviewer, "reviewer", defaultReviewer(), "who reviewed it (env CASEFILE_REVIEWER; default: your OS user name)")
+		c.Flags().StringVar(&server, "server", "", serverHelp)
 		if status == casefile.CaseRejected {
 			c.Use += " --reason TEXT"
 			c.Example = fmt.Sprintf("  casefile cases %s IL-0001 --version 2 --reason \"a product announcement\"", use)
@@ -163,8 +177,89 @@ fails with exit status 5: read the new version and review it again.`, use, statu
 		}
 		return c
 	}
-	cmd.AddCommand(list, show, export, review("approve", casefile.CaseApproved), review("reject", casefile.CaseRejected))
+	var sets []string
+	edit := &cobra.Command{
+		Use:   "edit ID --version N --set FIELD=VALUE...",
+		Short: "Change fields of a draft case",
+		Long: `cases edit changes fields of the version of a draft you read, checked against the
+case schema and the vocabulary as the review page checks them. A field is named by
+its path in the case JSON (severity, title.en, timeline.resolved_after, components,
+sources.0.kind). A value that is JSON (a list, null, a quoted string) is used as it
+is; any other value is a string. The edit is a new version, recorded in the case's
+history under --reviewer. When a newer version exists, nothing changes and the
+command fails with exit status 5; a bad value fails with exit status 2 naming the
+field.`,
+		Example: `  casefile cases edit IL-0001 --version 2 --set severity=major --set timeline.resolved_after=52m
+  casefile cases edit IL-0001 --version 3 --set 'components=["etcd","kube-apiserver"]' --server http://review:8080`,
+		Args: exactArgs(1, "cases edit needs a case id, e.g. IL-0001"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if reviewed <= 0 {
+				return usageError{"cases edit needs --version N, the version you read (see cases list)"}
+			}
+			fields, err := parseSets(sets)
+			if err != nil {
+				return err
+			}
+			var c casefile.StoredCase
+			if server != "" {
+				body, _ := json.Marshal(editRequest{Version: reviewed, Fields: fields, Reviewer: reviewer})
+				err = serverClient(server).do(cmd.Context(), http.MethodPatch, "/api/cases/"+url.PathEscape(args[0]), body, &c)
+			} else {
+				st, openErr := openReviewStore(cmd.Context(), &sf)
+				if openErr != nil {
+					return openErr
+				}
+				defer st.Close()
+				c, err = st.EditCase(cmd.Context(), args[0], reviewed, reviewer, func(d casefile.Draft) (casefile.Draft, []casefile.FieldChange, error) {
+					var changes []casefile.FieldChange
+					var err error
+					d.Case, changes, err = normalize.EditCase(d.Case, fields)
+					return d, changes, err
+				})
+			}
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(a.stdout, "%s edited: now version %d\n", args[0], c.Version)
+			return nil
+		},
+	}
+	edit.Flags().IntVar(&reviewed, "version", 0, "the version you read (required); a newer one makes the command fail")
+	edit.Flags().StringArrayVar(&sets, "set", nil, "FIELD=VALUE to set (repeat for more fields; at least one)")
+	edit.Flags().StringVar(&reviewer, "reviewer", defaultReviewer(), "who edits it (env CASEFILE_REVIEWER; default: your OS user name)")
+	edit.Flags().StringVar(&server, "server", "", serverHelp)
+	cmd.AddCommand(list, show, export, review("approve", casefile.CaseApproved), review("reject", casefile.CaseRejected), edit)
 	return cmd
+}
+
+const serverHelp = "URL of a running casefile to send the change to (its review API) instead of changing the store directly; sends CASEFILE_API_TOKEN when set"
+
+// serverClient is the API client of --server.
+func serverClient(server string) *apiClient {
+	return &apiClient{server: server, token: envOr("CASEFILE_API_TOKEN", ""), http: &http.Client{Timeout: 30 * time.Second}}
+}
+
+// parseSets reads --set FIELD=VALUE flags: a value that is a JSON list,
+// object, string or null is used as it is, any other as a string.
+func parseSets(sets []string) (map[string]json.RawMessage, error) {
+	if len(sets) == 0 {
+		return nil, usageError{"cases edit needs at least one --set FIELD=VALUE"}
+	}
+	fields := map[string]json.RawMessage{}
+	for _, kv := range sets {
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok || strings.TrimSpace(k) == "" {
+			return nil, usageError{fmt.Sprintf("--set %q: write FIELD=VALUE", kv)}
+		}
+		t := strings.TrimSpace(v)
+		if (strings.HasPrefix(t, "[") || strings.HasPrefix(t, "{") || strings.HasPrefix(t, `"`) || t == "null") && json.Valid([]byte(t)) {
+			fields[strings.TrimSpace(k)] = json.RawMessage(t)
+			continue
+		}
+		b, _ := json.Marshal(v)
+		fields[strings.TrimSpace(k)] = b
+	}
+	return fields, nil
 }
 
 // defaultReviewer names who reviews when --reviewer is not given:

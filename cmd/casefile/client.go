@@ -111,6 +111,8 @@ func (c *apiClient) send(ctx context.Context, method, path string, body []byte, 
 			kind = casefile.ErrInvalid
 		case resp.StatusCode == http.StatusNotFound:
 			kind = casefile.ErrNotFound
+		case resp.StatusCode == http.StatusConflict:
+			kind = casefile.ErrConflict
 		case resp.StatusCode >= 500:
 			kind = casefile.ErrTransient
 		}

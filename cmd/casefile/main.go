@@ -113,6 +113,7 @@ Exit status: 0 done, 2 invalid input, 3 not a postmortem, 4 the fetch failed,
 		a.submitCommand(),
 		a.backfillCommand(),
 		a.casesCommand(),
+		a.reviewersCommand(),
 		a.deadLettersCommand(),
 		a.healthCommand(),
 	)

@@ -47,15 +47,18 @@ func (s *Store) SaveDraft(ctx context.Context, submissionID int64, d casefile.Dr
 		var id int64
 		var status string
 		var version int
+		var edited bool
 		var curBody, curEvidence, curTimeline []byte
-		err = tx.QueryRow(ctx, `SELECT id, case_id, status, version, case_json, evidence_json, timeline_json FROM cases WHERE source_id = $1 FOR UPDATE`,
-			sourceID).Scan(&id, &res.CaseID, &status, &version, &curBody, &curEvidence, &curTimeline)
+		err = tx.QueryRow(ctx, `SELECT id, case_id, status, version, case_json, evidence_json, timeline_json, edited_at IS NOT NULL FROM cases WHERE source_id = $1 FOR UPDATE`,
+			sourceID).Scan(&id, &res.CaseID, &status, &version, &curBody, &curEvidence, &curTimeline, &edited)
 		found := err == nil
 		if err != nil && !errors.Is(err, pgx.ErrNoRows) {
 			return err
 		}
 
-		if found && casefile.CaseStatus(status) != casefile.CaseDraft {
+		// A reviewed case, and a draft a reviewer edited, stay as the
+		// reviewer left them.
+		if found && (casefile.CaseStatus(status) != casefile.CaseDraft || edited) {
 			res.Kept = true
 			return noteDrafted(ctx, tx, submissionID, sourceID, d.Case, sourceURL, now)
 		}
@@ -238,32 +241,6 @@ func scanCase(row pgx.Row) (casefile.StoredCase, error) {
 	return sc, nil
 }
 
-// Cases lists cases newest first, of one status when f.Status is set, at
-// most f.Limit of them (≤ 0 means store.DefaultLimit). An unknown status is
-// an ErrInvalid error.
-func (s *Store) Cases(ctx context.Context, f casefile.CaseFilter) ([]casefile.StoredCase, error) {
-	if f.Status != "" {
-		if err := store.CheckStatus(f.Status); err != nil {
-			return nil, err
-		}
-	}
-	var out []casefile.StoredCase
-	err := s.read(ctx, "list cases", func(q querier) error {
-		rows, err := q.Query(ctx, selectCases+`
-			WHERE $1::text = '' OR c.status = $1::text
-			ORDER BY c.id DESC
-			LIMIT $2`, string(f.Status), store.Limit(f.Limit))
-		if err != nil {
-			return err
-		}
-		out, err = pgx.CollectRows(rows, func(row pgx.CollectableRow) (casefile.StoredCase, error) {
-			return scanCase(row)
-		})
-		return err
-	})
-	return out, err
-}
-
 // Case returns the case with the IL id, or an ErrNotFound error.
 func (s *Store) Case(ctx context.Context, id string) (casefile.StoredCase, error) {
 	var sc casefile.StoredCase
@@ -293,8 +270,10 @@ func (s *Store) SetStatus(ctx context.Context, id string, version int, status ca
 		now := s.now()
 		var rowID int64
 		var body []byte
+		var oldStatus, oldReason string
 		var current int
-		err := tx.QueryRow(ctx, `SELECT id, case_json, version FROM cases WHERE case_id = $1 FOR UPDATE`, id).Scan(&rowID, &body, &current)
+		err := tx.QueryRow(ctx, `SELECT id, case_json, version, status, reject_reason FROM cases WHERE case_id = $1 FOR UPDATE`, id).
+			Scan(&rowID, &body, &current, &oldStatus, &oldReason)
 		if err != nil {
 			return notFound(err, "case %s not found", id)
 		}
@@ -309,6 +288,10 @@ func (s *Store) SetStatus(ctx context.Context, id string, version int, status ca
 		c.UpdatedAt = now.Format(store.TimeFormat)
 		if body, err = json.Marshal(c); err != nil {
 			return fmt.Errorf("encode case: %w", err)
+		}
+		changes := store.StatusChanges(casefile.CaseStatus(oldStatus), status, oldReason, reason)
+		if err := recordChanges(ctx, tx, rowID, current, reviewer, changes, now); err != nil {
+			return err
 		}
 		var reviewedAt *time.Time
 		if status != casefile.CaseDraft {

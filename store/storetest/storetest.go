@@ -5,6 +5,7 @@ package storetest
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -54,6 +55,16 @@ func Run(t *testing.T, open func(t *testing.T) casefile.Store) {
 		{"unknown cases are not found", testCaseNotFound},
 		{"set status records the review in the case", testSetStatus},
 		{"cases are listed newest first and filtered by status", testCases},
+		{"an edit makes a version and a history entry per field", testEditCase},
+		{"an edit names the current version of a draft", testEditRefused},
+		{"review decisions are recorded in the history", testReviewHistory},
+		{"an edited draft is kept when the source is drafted again", testEditedDraftKept},
+		{"reviewer accounts are added, re-keyed and listed", testReviewers},
+		{"sessions are kept until they expire or end", testSessions},
+		{"a draft merged into a case becomes its source and is rejected", testMergeCase},
+		{"an edit stores the timeline roles a reviewer picked", testEditTimelineRoles},
+		{"the queue filters, sorts, searches, pages and counts", testQueueFilters},
+		{"unsuccessful submissions are listed with their reasons", testUnsuccessful},
 		{"one url submitted and drafted concurrently makes one case", testConcurrentSameURL},
 		{"concurrent drafts of different urls get distinct ids", testConcurrentDistinct},
 	}
@@ -1119,5 +1130,424 @@ func testConcurrentDistinct(t *testing.T, s casefile.Store) {
 		if id := store.CaseID(int64(i)); !seen[id] {
 			t.Errorf("no case got %s; ids %v", id, ids)
 		}
+	}
+}
+
+// setSeverity is an edit that sets the severity and the title's English.
+func setSeverity(severity, title string) func(casefile.Draft) (casefile.Draft, []casefile.FieldChange, error) {
+	return func(d casefile.Draft) (casefile.Draft, []casefile.FieldChange, error) {
+		changes := []casefile.FieldChange{
+			{Field: "severity", Old: store.JSONValue(d.Case.Severity), New: store.JSONValue(severity)},
+			{Field: "title.en", Old: store.JSONValue(d.Case.Title.EN), New: store.JSONValue(title)},
+		}
+		d.Case.Severity, d.Case.Title.EN = severity, title
+		return d, changes, nil
+	}
+}
+
+// historyOf returns the history of a case without its times, each value
+// compacted JSON.
+func historyOf(t *testing.T, s casefile.Store, id string) []casefile.Change {
+	t.Helper()
+	h, err := s.History(ctx(t), id)
+	if err != nil {
+		t.Fatalf("History(%s): %v", id, err)
+	}
+	for i := range h {
+		if h[i].At.IsZero() {
+			t.Errorf("history entry %d has no time", i)
+		}
+		h[i].At = time.Time{}
+		h[i].Old, h[i].New = compactJSON(t, h[i].Old), compactJSON(t, h[i].New)
+	}
+	return h
+}
+
+func compactJSON(t *testing.T, b []byte) []byte {
+	t.Helper()
+	var v any
+	if err := json.Unmarshal(b, &v); err != nil {
+		t.Fatalf("history value %q is not JSON: %v", b, err)
+	}
+	out, _ := json.Marshal(v)
+	return out
+}
+
+func change(version int, by, field, oldJSON, newJSON string) casefile.Change {
+	return casefile.Change{By: by, Version: version, FieldChange: casefile.FieldChange{Field: field, Old: []byte(oldJSON), New: []byte(newJSON)}}
+}
+
+func testEditCase(t *testing.T, s casefile.Store) {
+	const u = "https://a.example/edit"
+	id := saveDraft(t, s, submitURL(t, s, u).ID, draft(u, "Edge outage")).CaseID
+	if h := historyOf(t, s, id); len(h) != 0 {
+		t.Errorf("history of a new draft: %v, want none", h)
+	}
+	got, err := s.EditCase(ctx(t), id, 1, "ana", setSeverity("major", "Edge proxies failed for 72 minutes"))
+	if err != nil {
+		t.Fatalf("EditCase: %v", err)
+	}
+	if got.Version != 2 || got.Case.Severity != "major" || got.Case.Title.EN != "Edge proxies failed for 72 minutes" || got.Status != casefile.CaseDraft {
+		t.Errorf("edited case: version %d, severity %q, title %q, status %s", got.Version, got.Case.Severity, got.Case.Title.EN, got.Status)
+	}
+	if diff := cmp.Diff(got, getCase(t, s, id)); diff != "" {
+		t.Errorf("EditCase returned another case than Case reads (-returned +read):\n%s", diff)
+	}
+	if len(got.Evidence) != 2 || len(got.Timeline) != 4 {
+		t.Errorf("the edit lost the evidence or the timeline: %d evidence, %d events", len(got.Evidence), len(got.Timeline))
+	}
+	want := []casefile.Change{
+		change(2, "ana", "severity", `"unknown"`, `"major"`),
+		change(2, "ana", "title.en", `"Edge outage"`, `"Edge proxies failed for 72 minutes"`),
+	}
+	if diff := cmp.Diff(want, historyOf(t, s, id)); diff != "" {
+		t.Errorf("history (-want +got):\n%s", diff)
+	}
+	// An edit that changes nothing writes no version and no history.
+	same, err := s.EditCase(ctx(t), id, 2, "bo", setSeverity("major", "Edge proxies failed for 72 minutes"))
+	if err != nil || same.Version != 2 {
+		t.Errorf("edit without change: version %d, %v; want version 2 kept", same.Version, err)
+	}
+	if h := historyOf(t, s, id); len(h) != 2 {
+		t.Errorf("edit without change added history: %v", h)
+	}
+	// The edited version can be approved.
+	if err := s.SetStatus(ctx(t), id, 2, casefile.CaseApproved, "bo", ""); err != nil {
+		t.Errorf("approve the edited version: %v", err)
+	}
+}
+
+func testEditRefused(t *testing.T, s casefile.Store) {
+	const u = "https://a.example/edit-refused"
+	id := saveDraft(t, s, submitURL(t, s, u).ID, draft(u, "T")).CaseID
+	saveDraft(t, s, submitURL(t, s, u).ID, draft(u, "T2"))
+	before := getCase(t, s, id)
+
+	_, err := s.EditCase(ctx(t), id, 1, "ana", setSeverity("major", "X"))
+	wantKind(t, "EditCase of version 1 when 2 is current", err, casefile.ErrConflict)
+	_, err = s.EditCase(ctx(t), id, 0, "ana", setSeverity("major", "X"))
+	wantKind(t, "EditCase without a version", err, casefile.ErrInvalid)
+	_, err = s.EditCase(ctx(t), "IL-9999", 1, "ana", setSeverity("major", "X"))
+	wantKind(t, "EditCase of an unknown case", err, casefile.ErrNotFound)
+	_, err = s.History(ctx(t), "IL-9999")
+	wantKind(t, "History of an unknown case", err, casefile.ErrNotFound)
+	bad := errors.New("severity: not a grade")
+	_, err = s.EditCase(ctx(t), id, 2, "ana", func(d casefile.Draft) (casefile.Draft, []casefile.FieldChange, error) {
+		return d, nil, casefile.Errorf(casefile.ErrInvalid, "edit: %w", bad)
+	})
+	if !errors.Is(err, bad) || !errors.Is(err, casefile.ErrInvalid) {
+		t.Errorf("EditCase with a failing edit: %v, want the edit's error", err)
+	}
+	if err := s.SetStatus(ctx(t), id, 2, casefile.CaseApproved, "ana", ""); err != nil {
+		t.Fatal(err)
+	}
+	_, err = s.EditCase(ctx(t), id, 2, "ana", setSeverity("major", "X"))
+	wantKind(t, "EditCase of an approved case", err, casefile.ErrConflict)
+
+	after := getCase(t, s, id)
+	if after.Case.Severity != before.Case.Severity || after.Case.Title != before.Case.Title || after.Version != 2 {
+		t.Errorf("refused edits changed the case: severity %q, title %+v, version %d", after.Case.Severity, after.Case.Title, after.Version)
+	}
+	if h := historyOf(t, s, id); len(h) != 1 || h[0].Field != "status" {
+		t.Errorf("history after refused edits and an approval: %v, want only the status change", h)
+	}
+}
+
+func testReviewHistory(t *testing.T, s casefile.Store) {
+	const u = "https://a.example/review-history"
+	id := saveDraft(t, s, submitURL(t, s, u).ID, draft(u, "T")).CaseID
+	for _, st := range []struct {
+		status     casefile.CaseStatus
+		by, reason string
+	}{
+		{casefile.CaseRejected, "ana", "not an incident"},
+		{casefile.CaseDraft, "bo", ""},
+		{casefile.CaseApproved, "bo", "ignored when approving"},
+	} {
+		if err := s.SetStatus(ctx(t), id, 1, st.status, st.by, st.reason); err != nil {
+			t.Fatalf("SetStatus %s: %v", st.status, err)
+		}
+	}
+	want := []casefile.Change{
+		change(1, "ana", "status", `"draft"`, `"rejected"`),
+		change(1, "ana", "reject_reason", `""`, `"not an incident"`),
+		change(1, "bo", "status", `"rejected"`, `"draft"`),
+		change(1, "bo", "reject_reason", `"not an incident"`, `""`),
+		change(1, "bo", "status", `"draft"`, `"approved"`),
+	}
+	if diff := cmp.Diff(want, historyOf(t, s, id)); diff != "" {
+		t.Errorf("history (-want +got):\n%s", diff)
+	}
+}
+
+func testEditedDraftKept(t *testing.T, s casefile.Store) {
+	const u = "https://a.example/edited-kept"
+	id := saveDraft(t, s, submitURL(t, s, u).ID, draft(u, "T")).CaseID
+	if _, err := s.EditCase(ctx(t), id, 1, "ana", setSeverity("minor", "Fixed by hand")); err != nil {
+		t.Fatal(err)
+	}
+	res := saveDraft(t, s, submitURL(t, s, u).ID, draft(u, "A new reading of the page"))
+	got := getCase(t, s, id)
+	if !res.Kept || got.Version != 2 || got.Case.Title.EN != "Fixed by hand" {
+		t.Errorf("re-draft of an edited case: %+v, version %d, title %q; want it kept at version 2", res, got.Version, got.Case.Title.EN)
+	}
+}
+
+func testReviewers(t *testing.T, s casefile.Store) {
+	if names, err := s.Reviewers(ctx(t)); err != nil || len(names) != 0 {
+		t.Errorf("Reviewers of a new store: %v, %v; want none", names, err)
+	}
+	for _, r := range []struct {
+		name, hash  string
+		wantCreated bool
+	}{{"ana", "h1", true}, {"bo.k", "h2", true}, {"ana", "h3", false}} {
+		created, err := s.SetReviewer(ctx(t), r.name, r.hash)
+		if err != nil || created != r.wantCreated {
+			t.Errorf("SetReviewer(%s): created %v, %v; want created %v", r.name, created, err, r.wantCreated)
+		}
+	}
+	if h, err := s.ReviewerHash(ctx(t), "ana"); err != nil || h != "h3" {
+		t.Errorf("ReviewerHash(ana) = %q, %v; want the new hash h3", h, err)
+	}
+	_, err := s.ReviewerHash(ctx(t), "carl")
+	wantKind(t, "ReviewerHash of an unknown name", err, casefile.ErrNotFound)
+	for _, bad := range []string{"", "a b", "<script>", strings.Repeat("x", 65)} {
+		_, err := s.SetReviewer(ctx(t), bad, "h")
+		wantKind(t, fmt.Sprintf("SetReviewer(%q)", bad), err, casefile.ErrInvalid)
+	}
+	_, err = s.SetReviewer(ctx(t), "dee", "")
+	wantKind(t, "SetReviewer without a hash", err, casefile.ErrInvalid)
+	if names, err := s.Reviewers(ctx(t)); err != nil || strings.Join(names, ",") != "ana,bo.k" {
+		t.Errorf("Reviewers = %v, %v; want ana, bo.k", names, err)
+	}
+}
+
+func testEditTimelineRoles(t *testing.T, s casefile.Store) {
+	const u = "https://a.example/roles"
+	id := saveDraft(t, s, submitURL(t, s, u).ID, draft(u, "T")).CaseID
+	_, err := s.EditCase(ctx(t), id, 1, "ana", func(d casefile.Draft) (casefile.Draft, []casefile.FieldChange, error) {
+		tl := append([]casefile.TimelineEvent(nil), d.Timeline...)
+		tl[2].Role, tl[1].Role = casefile.RoleStart, casefile.RoleOther
+		d.Timeline = tl
+		d.Case.Timeline.DetectedAfter = ptr("0m")
+		return d, []casefile.FieldChange{{Field: "timeline.detected_after", Old: store.JSONValue("4m"), New: store.JSONValue("0m")}}, nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := getCase(t, s, id)
+	if got.Timeline[1].Role != casefile.RoleOther || got.Timeline[2].Role != casefile.RoleStart || *got.Case.Timeline.DetectedAfter != "0m" {
+		t.Errorf("after the edit: roles %s, %s; detected after %s", got.Timeline[1].Role, got.Timeline[2].Role, *got.Case.Timeline.DetectedAfter)
+	}
+	if len(got.Evidence) != 2 {
+		t.Errorf("the edit lost the evidence: %v", got.Evidence)
+	}
+}
+
+func testQueueFilters(t *testing.T, s casefile.Store) {
+	type src struct {
+		org, date, title, kind, batch string
+		origin                        casefile.Origin
+	}
+	srcs := []src{
+		{"Example Cloud", "2024-03-05", "Edge proxies failed", "blog", "b1", casefile.OriginManual},
+		{"Acme", "2023-01-10", "Login outage 100% of users", "official-status", "b1", casefile.OriginBackfill},
+		{"acme", "2024-07-01", "Database failover stalled", "blog", "b2", casefile.OriginCrawl},
+		{"Zeta Net", "2022-12-31", "DNS 장애 resolver outage", "forum", "", casefile.OriginManual},
+	}
+	var ids []string
+	for i, c := range srcs {
+		u := fmt.Sprintf("https://q.example/%d", i)
+		subs := submit(t, s, casefile.NewSubmission{URL: u, Batch: c.batch, Origin: c.origin})
+		d := draft(u, c.title)
+		d.Case.Org, d.Case.Date = c.org, c.date
+		d.Case.OrgSlug = strings.ToLower(strings.ReplaceAll(c.org, " ", "-"))
+		d.Case.Sources = []casefile.Source{{URL: u, Kind: c.kind}}
+		ids = append(ids, saveDraft(t, s, subs[0].ID, d).CaseID)
+	}
+	if err := s.SetStatus(ctx(t), ids[1], 1, casefile.CaseRejected, "ana", "dup"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.EditCase(ctx(t), ids[0], 1, "ana", setSeverity("major", "Edge proxies failed")); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name   string
+		filter casefile.CaseFilter
+		want   []string
+	}{
+		{"organisation by name, any case", casefile.CaseFilter{Org: "ACME"}, []string{ids[2], ids[1]}},
+		{"organisation by slug", casefile.CaseFilter{Org: "zeta-net"}, []string{ids[3]}},
+		{"source kind", casefile.CaseFilter{SourceKind: "blog"}, []string{ids[2], ids[0]}},
+		{"origin", casefile.CaseFilter{Origin: casefile.OriginBackfill}, []string{ids[1]}},
+		{"batch", casefile.CaseFilter{Batch: "b1"}, []string{ids[1], ids[0]}},
+		{"date range", casefile.CaseFilter{From: "2023-01-01", To: "2024-03-05"}, []string{ids[1], ids[0]}},
+		{"title search ignores case", casefile.CaseFilter{Search: "OUTAGE"}, []string{ids[3], ids[1]}},
+		{"title search in Korean", casefile.CaseFilter{Search: "장애"}, []string{ids[3]}},
+		{"a % in the search is a percent sign", casefile.CaseFilter{Search: "100%"}, []string{ids[1]}},
+		{"a _ in the search is an underscore", casefile.CaseFilter{Search: "e_e"}, nil},
+		{"status and organisation", casefile.CaseFilter{Status: casefile.CaseDraft, Org: "acme"}, []string{ids[2]}},
+		{"oldest first", casefile.CaseFilter{Sort: casefile.SortOldest}, ids},
+		{"by incident date", casefile.CaseFilter{Sort: casefile.SortDate}, []string{ids[2], ids[0], ids[1], ids[3]}},
+		{"by organisation", casefile.CaseFilter{Sort: casefile.SortOrg}, []string{ids[2], ids[1], ids[0], ids[3]}},
+		{"last changed first", casefile.CaseFilter{Sort: casefile.SortUpdated}, []string{ids[0], ids[1], ids[3], ids[2]}},
+		{"second page", casefile.CaseFilter{Sort: casefile.SortOldest, Limit: 2, Offset: 2}, []string{ids[2], ids[3]}},
+		{"past the end", casefile.CaseFilter{Limit: 2, Offset: 4}, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cases, err := s.Cases(ctx(t), tt.filter)
+			if err != nil {
+				t.Fatalf("Cases: %v", err)
+			}
+			var got []string
+			for _, c := range cases {
+				got = append(got, c.ID)
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("Cases(%+v) ids (-want +got):\n%s", tt.filter, diff)
+			}
+		})
+	}
+	counts, err := s.CaseCounts(ctx(t), casefile.CaseFilter{Org: "acme", Status: casefile.CaseDraft})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(map[casefile.CaseStatus]int{casefile.CaseDraft: 1, casefile.CaseRejected: 1}, counts); diff != "" {
+		t.Errorf("CaseCounts (-want +got):\n%s", diff)
+	}
+	for _, bad := range []casefile.CaseFilter{{Sort: "random"}, {Origin: "mail"}, {From: "March"}, {Offset: -1}} {
+		_, err := s.Cases(ctx(t), bad)
+		wantKind(t, fmt.Sprintf("Cases(%+v)", bad), err, casefile.ErrInvalid)
+	}
+}
+
+func testUnsuccessful(t *testing.T, s casefile.Store) {
+	subs := submit(t, s,
+		casefile.NewSubmission{URL: "https://u.example/a"},
+		casefile.NewSubmission{URL: "https://u.example/b"},
+		casefile.NewSubmission{URL: "https://u.example/c"},
+		casefile.NewSubmission{URL: "https://u.example/d"})
+	if err := s.Finish(ctx(t), subs[0].ID, casefile.StateFailed, "HTTP 404 from the source"); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Finish(ctx(t), subs[2].ID, casefile.StateNotPostmortem, "a product announcement"); err != nil {
+		t.Fatal(err)
+	}
+	saveDraft(t, s, subs[3].ID, draft("https://u.example/d", "T"))
+	got, err := s.Unsuccessful(ctx(t), 10, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var lines []string
+	for _, sub := range got {
+		lines = append(lines, fmt.Sprintf("%s %s %s", sub.URL, sub.State, sub.Error))
+	}
+	want := []string{"https://u.example/c not_postmortem a product announcement", "https://u.example/a failed HTTP 404 from the source"}
+	if diff := cmp.Diff(want, lines); diff != "" {
+		t.Errorf("Unsuccessful (-want +got):\n%s", diff)
+	}
+	if page, err := s.Unsuccessful(ctx(t), 1, 1); err != nil || len(page) != 1 || page[0].ID != subs[0].ID {
+		t.Errorf("second page of one: %v, %v", page, err)
+	}
+}
+
+func testSessions(t *testing.T, s casefile.Store) {
+	if _, err := s.SetReviewer(ctx(t), "ana", "h"); err != nil {
+		t.Fatal(err)
+	}
+	now := time.Now().UTC().Truncate(time.Microsecond)
+	live := casefile.Session{TokenHash: "h-live", Reviewer: "ana", CSRF: "c1", ExpiresAt: now.Add(time.Hour)}
+	expired := casefile.Session{TokenHash: "h-old", Reviewer: "ana", CSRF: "c2", ExpiresAt: now.Add(-time.Second)}
+	for _, sess := range []casefile.Session{expired, live} {
+		if err := s.StartSession(ctx(t), sess); err != nil {
+			t.Fatalf("StartSession(%s): %v", sess.TokenHash, err)
+		}
+	}
+	got, err := s.Session(ctx(t), "h-live")
+	if err != nil || !cmp.Equal(live, got) {
+		t.Errorf("Session(h-live) = %+v, %v; want %+v", got, err, live)
+	}
+	_, err = s.Session(ctx(t), "h-old")
+	wantKind(t, "Session of an expired session", err, casefile.ErrNotFound)
+	err = s.StartSession(ctx(t), casefile.Session{TokenHash: "h3", Reviewer: "nobody", CSRF: "c", ExpiresAt: now.Add(time.Hour)})
+	wantKind(t, "StartSession of an unknown reviewer", err, casefile.ErrNotFound)
+	if err := s.EndSession(ctx(t), "h-live"); err != nil {
+		t.Fatal(err)
+	}
+	_, err = s.Session(ctx(t), "h-live")
+	wantKind(t, "Session after EndSession", err, casefile.ErrNotFound)
+	if err := s.EndSession(ctx(t), "h-none"); err != nil {
+		t.Errorf("EndSession of no session: %v", err)
+	}
+	// A new password ends the reviewer's sessions.
+	if err := s.StartSession(ctx(t), casefile.Session{TokenHash: "h4", Reviewer: "ana", CSRF: "c", ExpiresAt: now.Add(time.Hour)}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.SetReviewer(ctx(t), "ana", "h-new"); err != nil {
+		t.Fatal(err)
+	}
+	_, err = s.Session(ctx(t), "h4")
+	wantKind(t, "Session after a new password", err, casefile.ErrNotFound)
+}
+
+func testMergeCase(t *testing.T, s casefile.Store) {
+	const ua, ub = "https://m.example/status", "https://m.example/blog"
+	into := saveDraft(t, s, submitURL(t, s, ua).ID, draft(ua, "Edge outage (status page)")).CaseID
+	from := saveDraft(t, s, submitURL(t, s, ub).ID, draft(ub, "Edge outage (blog)")).CaseID
+	if err := s.SetStatus(ctx(t), into, 1, casefile.CaseApproved, "ana", ""); err != nil {
+		t.Fatal(err)
+	}
+
+	_, err := s.MergeCase(ctx(t), from, 2, into, 1, "bo")
+	wantKind(t, "MergeCase of an old version of from", err, casefile.ErrConflict)
+	_, err = s.MergeCase(ctx(t), from, 1, into, 3, "bo")
+	wantKind(t, "MergeCase into an old version", err, casefile.ErrConflict)
+	_, err = s.MergeCase(ctx(t), from, 1, from, 1, "bo")
+	wantKind(t, "MergeCase into itself", err, casefile.ErrInvalid)
+	_, err = s.MergeCase(ctx(t), into, 1, from, 1, "bo")
+	wantKind(t, "MergeCase of an approved case", err, casefile.ErrConflict)
+	_, err = s.MergeCase(ctx(t), "IL-9999", 1, into, 1, "bo")
+	wantKind(t, "MergeCase of an unknown case", err, casefile.ErrNotFound)
+
+	got, err := s.MergeCase(ctx(t), from, 1, into, 1, "bo")
+	if err != nil {
+		t.Fatalf("MergeCase: %v", err)
+	}
+	var urls []string
+	for _, src := range got.Case.Sources {
+		urls = append(urls, src.URL)
+	}
+	if got.ID != into || got.Version != 2 || got.Status != casefile.CaseApproved || strings.Join(urls, " ") != ua+" "+ub {
+		t.Errorf("merged case: %s version %d %s, sources %v", got.ID, got.Version, got.Status, urls)
+	}
+	if diff := cmp.Diff(got, getCase(t, s, into)); diff != "" {
+		t.Errorf("MergeCase returned another case than Case reads:\n%s", diff)
+	}
+	merged := getCase(t, s, from)
+	if merged.Status != casefile.CaseRejected || !strings.Contains(merged.RejectReason, "merged into "+into) ||
+		merged.Case.Review.ReviewedBy == nil || *merged.Case.Review.ReviewedBy != "bo" {
+		t.Errorf("the merged draft: %s, reason %q, review %+v", merged.Status, merged.RejectReason, merged.Case.Review)
+	}
+	if h := historyOf(t, s, into); len(h) != 2 || h[1].Field != "sources" || h[1].By != "bo" || h[1].Version != 2 {
+		t.Errorf("history of the case merged into: %+v", h)
+	}
+	if h := historyOf(t, s, from); len(h) != 2 || h[0].Field != "status" || h[1].Field != "reject_reason" {
+		t.Errorf("history of the merged draft: %+v", h)
+	}
+	// A note changes no version and is kept in the history.
+	note := casefile.FieldChange{Field: "merge_dismissed", Old: []byte("null"), New: []byte(`"IL-0042"`)}
+	wantKind(t, "Note on an old version", s.Note(ctx(t), into, 1, "ana", note), casefile.ErrConflict)
+	if err := s.Note(ctx(t), into, 2, "ana", note); err != nil {
+		t.Fatalf("Note: %v", err)
+	}
+	if h := historyOf(t, s, into); len(h) != 3 || h[2].Field != "merge_dismissed" || getCase(t, s, into).Version != 2 {
+		t.Errorf("after a note: history %+v", h)
+	}
+	// A re-draft of either source changes neither.
+	saveDraft(t, s, submitURL(t, s, ub).ID, draft(ub, "Edge outage (blog, edited)"))
+	saveDraft(t, s, submitURL(t, s, ua).ID, draft(ua, "Edge outage (status page, edited)"))
+	if a, b := getCase(t, s, into), getCase(t, s, from); a.Version != 2 || b.Status != casefile.CaseRejected || b.Version != 1 {
+		t.Errorf("after re-drafts: %s version %d, %s %s version %d", into, a.Version, from, b.Status, b.Version)
 	}
 }

@@ -1,0 +1,2 @@
+DROP TABLE case_history;
+ALTER TABLE cases DROP COLUMN edited_at;

@@ -1,0 +1,132 @@
+package sqlite
+
+import (
+	"context"
+	"strings"
+
+	"github.com/incidentlib/casefile"
+	"github.com/incidentlib/casefile/store"
+)
+
+// caseWhere builds the WHERE clause of a case filter (status left out when
+// withStatus is false) and its arguments.
+func caseWhere(f casefile.CaseFilter, withStatus bool) (string, []any) {
+	var conds []string
+	var args []any
+	add := func(cond string, a ...any) {
+		conds = append(conds, cond)
+		args = append(args, a...)
+	}
+	if withStatus && f.Status != "" {
+		add(`c.status = ?`, string(f.Status))
+	}
+	if f.Org != "" {
+		add(`(lower(json_extract(c.case_json, '$.org')) = lower(?) OR json_extract(c.case_json, '$.org_slug') = lower(?))`, f.Org, f.Org)
+	}
+	if f.SourceKind != "" {
+		add(`s.kind = ?`, f.SourceKind)
+	}
+	if f.Origin != "" {
+		add(`EXISTS (SELECT 1 FROM submissions sub WHERE sub.source_id = c.source_id AND sub.origin = ?)`, string(f.Origin))
+	}
+	if f.Batch != "" {
+		add(`EXISTS (SELECT 1 FROM submissions sub WHERE sub.source_id = c.source_id AND sub.batch = ?)`, f.Batch)
+	}
+	if f.From != "" {
+		add(`json_extract(c.case_json, '$.date') >= ?`, f.From)
+	}
+	if f.To != "" {
+		add(`json_extract(c.case_json, '$.date') <= ?`, f.To)
+	}
+	if f.Search != "" {
+		p := store.LikePattern(f.Search)
+		add(`(coalesce(json_extract(c.case_json, '$.title.en'), '') LIKE ? ESCAPE '\' OR coalesce(json_extract(c.case_json, '$.title.ko'), '') LIKE ? ESCAPE '\')`, p, p)
+	}
+	if len(conds) == 0 {
+		return "", nil
+	}
+	return " WHERE " + strings.Join(conds, " AND "), args
+}
+
+var caseOrder = map[casefile.CaseSort]string{
+	"":                   `c.id DESC`,
+	casefile.SortNewest:  `c.id DESC`,
+	casefile.SortOldest:  `c.id ASC`,
+	casefile.SortDate:    `json_extract(c.case_json, '$.date') DESC, c.id DESC`,
+	casefile.SortOrg:     `lower(json_extract(c.case_json, '$.org')) ASC, c.id DESC`,
+	casefile.SortUpdated: `c.updated_at DESC, c.id DESC`,
+}
+
+// Cases lists the cases the filter selects, in its order, at most f.Limit
+// of them (≤ 0 means store.DefaultLimit) after f.Offset. An unknown status,
+// origin or order is an ErrInvalid error.
+func (s *Store) Cases(ctx context.Context, f casefile.CaseFilter) ([]casefile.StoredCase, error) {
+	if err := store.CheckCaseFilter(f); err != nil {
+		return nil, err
+	}
+	where, args := caseWhere(f, true)
+	args = append(args, store.Limit(f.Limit), f.Offset)
+	var out []casefile.StoredCase
+	err := s.read(ctx, "list cases", func(q querier) error {
+		out = nil
+		rows, err := q.QueryContext(ctx, selectCases+where+` ORDER BY `+caseOrder[f.Sort]+` LIMIT ? OFFSET ?`, args...)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			sc, err := scanCase(rows)
+			if err != nil {
+				return err
+			}
+			out = append(out, sc)
+		}
+		return rows.Err()
+	})
+	return out, err
+}
+
+// CaseCounts counts the cases the filter selects by status.
+func (s *Store) CaseCounts(ctx context.Context, f casefile.CaseFilter) (map[casefile.CaseStatus]int, error) {
+	f.Status = ""
+	if err := store.CheckCaseFilter(f); err != nil {
+		return nil, err
+	}
+	where, args := caseWhere(f, false)
+	var out map[casefile.CaseStatus]int
+	err := s.read(ctx, "count cases", func(q querier) error {
+		out = map[casefile.CaseStatus]int{}
+		rows, err := q.QueryContext(ctx, `SELECT c.status, count(*) FROM cases c JOIN sources s ON s.id = c.source_id`+where+` GROUP BY c.status`, args...)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var st string
+			var n int
+			if err := rows.Scan(&st, &n); err != nil {
+				return err
+			}
+			out[casefile.CaseStatus(st)] = n
+		}
+		return rows.Err()
+	})
+	return out, err
+}
+
+// Unsuccessful lists the submissions that ended without a draft, newest
+// first.
+func (s *Store) Unsuccessful(ctx context.Context, limit, offset int) ([]casefile.Submission, error) {
+	if offset < 0 {
+		return nil, casefile.Errorf(casefile.ErrInvalid, "offset %d is negative", offset)
+	}
+	var subs []casefile.Submission
+	err := s.read(ctx, "list unsuccessful submissions", func(q querier) error {
+		var err error
+		subs, err = collectSubmissions(q.QueryContext(ctx, selectSubmission+`
+			WHERE sub.state IN ('not_postmortem', 'failed', 'dead_lettered')
+			ORDER BY sub.id DESC LIMIT ?1 OFFSET ?2`, store.Limit(limit), offset))
+		return err
+	})
+	return subs, err
+}
