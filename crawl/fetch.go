@@ -174,14 +174,14 @@ func (f *Fetcher) now() time.Time { return f.cfg.Now() }
 // On error the returned page carries what is known (URL, and once a
 // response came, FinalURL, StatusCode and FetchedAt), never a body.
 func (f *Fetcher) Fetch(ctx context.Context, rawURL string) (casefile.Page, error) {
-	return f.fetch(ctx, rawURL, pageRequest, "")
+	return f.fetch(ctx, rawURL, pageRequest, Validators{})
 }
 
 // FetchResource fetches a resource related to a page (a Statuspage
 // incident's JSON, a Discourse topic's .json, a robots.txt) with the rules
 // of Fetch, accepting any text, JSON or XML type.
 func (f *Fetcher) FetchResource(ctx context.Context, rawURL string) (casefile.Page, error) {
-	return f.fetch(ctx, rawURL, resourceRequest, "")
+	return f.fetch(ctx, rawURL, resourceRequest, Validators{})
 }
 
 // FetchIfChanged is Fetch with If-None-Match: etag. When the server answers
@@ -189,7 +189,25 @@ func (f *Fetcher) FetchResource(ctx context.Context, rawURL string) (casefile.Pa
 // body, and a nil error. An empty etag makes it Fetch. (Fetch itself treats
 // a 304 as ErrPermanent, since it asked for no validation.)
 func (f *Fetcher) FetchIfChanged(ctx context.Context, rawURL, etag string) (casefile.Page, error) {
-	return f.fetch(ctx, rawURL, pageRequest, etag)
+	return f.fetch(ctx, rawURL, pageRequest, Validators{ETag: etag})
+}
+
+// Validators are what a conditional GET sends back: the ETag and the
+// Last-Modified of the previous answer. The zero value asks nothing.
+type Validators struct {
+	ETag         string `json:"etag,omitempty"`
+	LastModified string `json:"last_modified,omitempty"`
+}
+
+func (v Validators) any() bool { return v.ETag != "" || v.LastModified != "" }
+
+// FetchSource fetches a source's index (a feed, a status page's JSON, a
+// list) with the rules of FetchResource, sending If-None-Match and
+// If-Modified-Since from v. A 304 Not Modified is a page with StatusCode
+// 304 and no body, and a nil error; otherwise the page's ETag and
+// LastModified are the validators to send next time.
+func (f *Fetcher) FetchSource(ctx context.Context, rawURL string, v Validators) (casefile.Page, error) {
+	return f.fetch(ctx, rawURL, resourceRequest, v)
 }
 
 // requestKind says what is fetched: which types are accepted, what Accept
@@ -244,7 +262,7 @@ func mediaTypeOf(contentType string) string {
 }
 
 // fetch runs one fetch and classifies its outcome.
-func (f *Fetcher) fetch(ctx context.Context, rawURL string, kind requestKind, etag string) (casefile.Page, error) {
+func (f *Fetcher) fetch(ctx context.Context, rawURL string, kind requestKind, v Validators) (casefile.Page, error) {
 	u, err := parseTarget(rawURL)
 	if err != nil {
 		return casefile.Page{URL: rawURL}, casefile.Errorf(casefile.ErrInvalid, "fetch %s: %w", displayRaw(redact(rawURL)), err)
@@ -260,12 +278,13 @@ func (f *Fetcher) fetch(ctx context.Context, rawURL string, kind requestKind, et
 			return page, f.classify(ctx, display, err, limit)
 		}
 	}
-	res, err := f.get(ctx, u, kind, etag)
+	res, err := f.get(ctx, u, kind, v)
 	if res.finalURL != nil {
 		page.FinalURL = res.finalURL.String()
 		page.StatusCode = res.status
 		page.FetchedAt = f.now()
 		page.ETag = res.header.Get("ETag")
+		page.LastModified = res.header.Get("Last-Modified")
 	}
 	if err != nil {
 		return page, f.classify(ctx, display, err, limit)
@@ -319,7 +338,7 @@ type response struct {
 
 // get does one GET of u with a fresh collector. Errors it returns are
 // either *fetchError (already classified) or whatever the transport said.
-func (f *Fetcher) get(ctx context.Context, u *url.URL, kind requestKind, etag string) (response, error) {
+func (f *Fetcher) get(ctx context.Context, u *url.URL, kind requestKind, v Validators) (response, error) {
 	limit := f.cfg.MaxBodyBytes
 	if kind == robotsRequest {
 		limit = robotsMaxBytes
@@ -333,15 +352,18 @@ func (f *Fetcher) get(ctx context.Context, u *url.URL, kind requestKind, etag st
 	c.OnRequest(func(r *colly.Request) {
 		r.Headers.Set("Accept", acceptHeader[kind])
 		r.Headers.Set("Accept-Language", "en,ko;q=0.9,*;q=0.5")
-		if etag != "" {
-			r.Headers.Set("If-None-Match", etag)
+		if v.ETag != "" {
+			r.Headers.Set("If-None-Match", v.ETag)
+		}
+		if v.LastModified != "" {
+			r.Headers.Set("If-Modified-Since", v.LastModified)
 		}
 	})
 	c.OnResponseHeaders(func(r *colly.Response) {
 		res.status = r.StatusCode
 		res.header = r.Headers.Clone()
 		res.finalURL = r.Request.URL
-		if err := f.checkHeaders(kind, r.StatusCode, res.header, limit, etag != ""); err != nil {
+		if err := f.checkHeaders(kind, r.StatusCode, res.header, limit, v.any()); err != nil {
 			verdict = err
 			r.Request.Abort()
 			return
