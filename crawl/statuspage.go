@@ -12,16 +12,16 @@ import (
 // spIncident is the part of a Statuspage (or incident.io) incident the
 // adapter reads. Lists may be null on incident.io.
 type spIncident struct {
-	ID                   string     `json:"id"`
-	Name                 string     `json:"name"`
-	Status               string     `json:"status"`
-	Impact               string     `json:"impact"`
-	UpdatedAt            string     `json:"updated_at"`
-	ResolvedAt           *string    `json:"resolved_at"`
-	ScheduledFor         *string    `json:"scheduled_for"`
-	PostmortemBody       *string    `json:"postmortem_body"`
-	PostmortemPublished  *string    `json:"postmortem_published_at"`
-	Updates              []spUpdate `json:"incident_updates"`
+	ID                  string     `json:"id"`
+	Name                string     `json:"name"`
+	Status              string     `json:"status"`
+	Impact              string     `json:"impact"`
+	UpdatedAt           string     `json:"updated_at"`
+	ResolvedAt          *string    `json:"resolved_at"`
+	ScheduledFor        *string    `json:"scheduled_for"`
+	PostmortemBody      *string    `json:"postmortem_body"`
+	PostmortemPublished *string    `json:"postmortem_published_at"`
+	Updates             []spUpdate `json:"incident_updates"`
 }
 
 type spUpdate struct {
@@ -32,9 +32,9 @@ type spUpdate struct {
 // spDefaultBodies are the texts Statuspage fills in when an update is
 // posted without one: they say nothing about the incident.
 var spDefaultBodies = map[string]bool{
-	"this incident has been resolved.":                               true,
-	"we are investigating this issue.":                               true,
-	"we are currently investigating this issue.":                     true,
+	"this incident has been resolved.":                              true,
+	"we are investigating this issue.":                              true,
+	"we are currently investigating this issue.":                    true,
 	"the issue has been identified and a fix is being implemented.": true,
 	"a fix has been implemented and we are monitoring the results.": true,
 }
