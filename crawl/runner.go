@@ -211,4 +211,3 @@ func (r *Runner) run(ctx context.Context, src *Source, st *casefile.CrawlState, 
 	st.ETag, st.LastModified = d.Validators.ETag, d.Validators.LastModified
 	return nil
 }
-

@@ -199,7 +199,11 @@ func TestRunnerSpacesRequestsToOneHost(t *testing.T) {
 	var waited []time.Duration
 	now := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
 	r.Now = func() time.Time { return now }
-	r.Wait = func(_ context.Context, d time.Duration) error { waited = append(waited, d); now = now.Add(d); return nil }
+	r.Wait = func(_ context.Context, d time.Duration) error {
+		waited = append(waited, d)
+		now = now.Add(d)
+		return nil
+	}
 	a := &Source{Name: "a", Adapter: "feed", URL: base + "/blog-feed.xml", Schedule: "@every 1h", Delay: 2 * time.Second}
 	b := &Source{Name: "b", Adapter: "feed", URL: base + "/status-feed.atom", Schedule: "@every 1h", Delay: 2 * time.Second}
 	r.Run(context.Background(), a, true)
