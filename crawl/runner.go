@@ -32,6 +32,9 @@ type Runner struct {
 	Now func() time.Time
 	// Wait waits d or until ctx ends; nil waits with a timer.
 	Wait func(ctx context.Context, d time.Duration) error
+	// Kick, when set, is called after submissions were stored (it wakes the
+	// outbox relay, as the API does).
+	Kick func()
 	Log  *slog.Logger
 
 	mu       sync.Mutex
@@ -201,6 +204,9 @@ func (r *Runner) run(ctx context.Context, src *Source, st *casefile.CrawlState, 
 			return err
 		}
 		rep.Submitted = created
+		if r.Kick != nil {
+			r.Kick()
+		}
 		if err := r.Store.MarkSeen(ctx, src.Name, fresh); err != nil {
 			return err
 		}

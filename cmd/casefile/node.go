@@ -21,6 +21,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/incidentlib/casefile"
+	"github.com/incidentlib/casefile/crawl"
 	"github.com/incidentlib/casefile/workers"
 )
 
@@ -47,6 +48,8 @@ type nodeFlags struct {
 	demo       bool
 	// refetchAfter is the freshness window of submissions (a duration).
 	refetchAfter string
+	// sources is the sources file of scheduled crawls.
+	sources sourcesFlag
 
 	embedded bool
 	roles    workers.Roles
@@ -84,6 +87,7 @@ func (f *nodeFlags) register(cmd *cobra.Command, listenDefault string) {
 		f.token = os.Getenv("CASEFILE_API_TOKEN")
 		fs.StringVar(&f.refetchAfter, "refetch-after", envOr("CASEFILE_REFETCH_AFTER", "24h"),
 			"a URL whose page was read less than this long ago is answered from that read, not fetched again; a URL already queued is never fetched twice (env CASEFILE_REFETCH_AFTER; 0: always fetch)")
+		f.sources.register(fs)
 	}
 }
 
@@ -189,6 +193,13 @@ func (a *app) runNode(ctx context.Context, f *nodeFlags) (err error) {
 		}
 		defer release()
 	}
+	var sources []crawl.Source
+	if f.roles.Relay {
+		// Read before anything starts: a bad sources file stops here.
+		if sources, err = f.sources.load(); err != nil {
+			return err
+		}
+	}
 	st, storeName, err := f.store.open(ctx)
 	if err != nil {
 		return err
@@ -265,6 +276,13 @@ func (a *app) runNode(ctx context.Context, f *nodeFlags) (err error) {
 	defer cancelRun()
 	done := make(chan error, 1)
 	go func() { done <- p.Run(runCtx) }()
+	stopCrawls, err := a.startCrawls(runCtx, f, st, sources, freshFor, p.Kick)
+	if err != nil {
+		cancelRun()
+		<-done
+		return err
+	}
+	defer stopCrawls()
 
 	if f.embedded {
 		// The embedded NATS runs in this process: nothing to wait for
@@ -335,6 +353,46 @@ func (a *app) runNode(ctx context.Context, f *nodeFlags) (err error) {
 	}
 	a.log.Info("stopped cleanly")
 	return nil
+}
+
+// startCrawls runs the enabled sources on their schedules until ctx ends
+// or the returned function, which stops the scheduler and waits for it, is
+// called.
+func (a *app) startCrawls(ctx context.Context, f *nodeFlags, st casefile.Store, sources []crawl.Source, freshFor time.Duration, kick func()) (func(), error) {
+	enabled := 0
+	for _, s := range sources {
+		if s.Enabled {
+			enabled++
+		}
+	}
+	if enabled == 0 {
+		return func() {}, nil
+	}
+	cs, err := asCrawlStore(st)
+	if err != nil {
+		return nil, err
+	}
+	fetcher, err := crawl.New(crawl.Config{
+		Timeout: f.fetch.timeout, AllowPrivate: f.fetch.allowPrivate, IgnoreRobots: f.fetch.ignoreRobots, Proxy: f.fetch.proxy, Logger: a.log,
+	})
+	if err != nil {
+		return nil, err
+	}
+	host, _ := os.Hostname()
+	sch := &crawl.Scheduler{
+		Runner:  &crawl.Runner{Fetcher: fetcher, Store: cs, FreshFor: freshFor, Kick: kick, Log: a.log},
+		Sources: sources,
+		Owner:   fmt.Sprintf("%s:%d", host, os.Getpid()),
+	}
+	a.log.Info("scheduled crawls", "sources", enabled, "file", f.sources.path)
+	ctx, cancel := context.WithCancel(ctx)
+	stopped := make(chan struct{})
+	go func() {
+		defer close(stopped)
+		defer fetcher.Close()
+		_ = sch.Run(ctx)
+	}()
+	return func() { cancel(); <-stopped }, nil
 }
 
 func rolesString(r workers.Roles) string {
