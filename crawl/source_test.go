@@ -67,6 +67,12 @@ func TestDiscover(t *testing.T) {
 			want: []string{"https://status.example.test/incidents/ch27pb90bn85"},
 		},
 		{
+			name:    "incident.io: null lists, ULID ids, an incident still monitoring",
+			adapter: "incidentio", url: base + "/incidentio-incidents.json",
+			want:        []string{base + "/incidents/01J8Q3W5E7R9T1Y3U5I7O9P1A3"},
+			wantSkipped: 1,
+		},
+		{
 			name:    "google cloud: ended incidents with a report",
 			adapter: "gcp", url: base + "/gcp-incidents.json",
 			want:        []string{base + "/incidents/aB3dE5gH7jK9mN1pQ3sT"},
