@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/incidentlib/casefile"
 	"github.com/incidentlib/casefile/store/sqlite"
@@ -179,5 +180,61 @@ func TestCrawlUsageErrors(t *testing.T) {
 				t.Errorf("exit %d, stderr %q: want 2 and %q", code, stderr, tt.want)
 			}
 		})
+	}
+}
+
+// TestRunSchedulesCrawls: casefile run with a sources file runs a source
+// that is due at start, and the workers fetch what it submitted.
+func TestRunSchedulesCrawls(t *testing.T) {
+	var (
+		mu      sync.Mutex
+		fetched = map[string]bool{}
+	)
+	site := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch {
+		case r.URL.Path == "/api/v2/incidents.json":
+			serveFixture(t, w, "statuspage-incidents.json", "application/json")
+		case strings.HasPrefix(r.URL.Path, "/incidents/"):
+			mu.Lock()
+			fetched[r.URL.Path] = true
+			mu.Unlock()
+			w.Header().Set("Content-Type", "text/html; charset=utf-8")
+			w.Write([]byte("<html><head><title>Status</title></head><body><p>Short.</p></body></html>"))
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	t.Cleanup(site.Close)
+	dir := t.TempDir()
+	// The source was due an hour ago: run runs it at start.
+	st, err := sqlite.Open(context.Background(), filepath.Join(dir, embeddedStoreFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := st.SaveCrawlState(context.Background(), casefile.CrawlState{Source: "sp", NextRun: time.Now().Add(-time.Hour)}); err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
+	sources := writeSources(t, "sources:\n  - name: sp\n    adapter: statuspage\n    url: "+site.URL+"\n    schedule: \"@every 24h\"\n")
+	_, logs := startCasefile(t, "run", "--data", dir, "--sources", sources, "--allow-private", "--no-archive", "--log-level", "warn")
+
+	want := []string{"/incidents/pm0rtem4rt1c", "/incidents/r3s0lv3dl0ng"}
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		mu.Lock()
+		n := 0
+		for _, p := range want {
+			if fetched[p] {
+				n++
+			}
+		}
+		mu.Unlock()
+		if n == len(want) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("workers fetched %d of the crawled incidents within 30s\n%s", n, logs)
+		}
+		time.Sleep(100 * time.Millisecond)
 	}
 }
