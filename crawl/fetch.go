@@ -77,6 +77,28 @@ type Config struct {
 	// Now is the clock for Page.FetchedAt and the robots.txt cache; nil
 	// means time.Now.
 	Now func() time.Time
+	// Gate, when set, paces the requests to each host (robots.txt
+	// included): one at a time, at least HostDelay apart, or the host's
+	// Crawl-delay when that is longer, and not before a Retry-After of a
+	// 429 or 503 has passed. A gate whose state is shared (natsgate) paces
+	// all the processes that share it. Nil: no pacing.
+	Gate HostGate
+	// HostDelay is the least gap between two requests to one host under
+	// Gate; 0 means DefaultHostDelay.
+	HostDelay time.Duration
+}
+
+// DefaultHostDelay is the least gap between two requests to one host
+// under a Gate.
+const DefaultHostDelay = time.Second
+
+// HostGate paces requests to hosts.
+type HostGate interface {
+	// Acquire waits until a request to host may start: none to it in
+	// flight and at least gap since the last one ended (longer when the
+	// host asked to be left alone). The returned release ends the request;
+	// a backoff keeps the host idle at least that long (a Retry-After).
+	Acquire(ctx context.Context, host string, gap time.Duration) (release func(backoff time.Duration), err error)
 }
 
 // Fetcher fetches pages with one colly collector per fetch over one
@@ -117,6 +139,9 @@ func newFetcher(cfg Config, getenv func(string) string) (*Fetcher, error) {
 	}
 	if cfg.Now == nil {
 		cfg.Now = time.Now
+	}
+	if cfg.HostDelay <= 0 {
+		cfg.HostDelay = DefaultHostDelay
 	}
 	px, err := proxiesFromConfig(cfg.Proxy, getenv)
 	if err != nil {
@@ -381,6 +406,23 @@ func (f *Fetcher) get(ctx context.Context, u *url.URL, kind requestKind, v Valid
 	})
 	c.OnResponse(func(r *colly.Response) { res.body = r.Body })
 
+	if f.cfg.Gate != nil {
+		gap := max(f.cfg.HostDelay, f.CrawlDelay(u.String()))
+		release, err := f.cfg.Gate.Acquire(ctx, strings.ToLower(u.Host), gap)
+		if err != nil {
+			if ctx.Err() != nil {
+				return res, ctx.Err()
+			}
+			return res, newFetchError(casefile.ErrTransient, err, "wait for the host's turn: %v", err)
+		}
+		defer func() {
+			var backoff time.Duration
+			if res.status == http.StatusTooManyRequests || res.status == http.StatusServiceUnavailable {
+				backoff = retryAfter(res.header, f.now())
+			}
+			release(backoff)
+		}()
+	}
 	err := c.Visit(u.String())
 	switch {
 	case verdict != nil:
