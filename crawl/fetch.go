@@ -84,7 +84,8 @@ type Config struct {
 	// all the processes that share it. Nil: no pacing.
 	Gate HostGate
 	// HostDelay is the least gap between two requests to one host under
-	// Gate; 0 means DefaultHostDelay.
+	// Gate; 0 means DefaultHostDelay, a negative value no gap (still one
+	// request at a time).
 	HostDelay time.Duration
 }
 
@@ -140,8 +141,11 @@ func newFetcher(cfg Config, getenv func(string) string) (*Fetcher, error) {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
-	if cfg.HostDelay <= 0 {
+	switch {
+	case cfg.HostDelay == 0:
 		cfg.HostDelay = DefaultHostDelay
+	case cfg.HostDelay < 0:
+		cfg.HostDelay = 0
 	}
 	px, err := proxiesFromConfig(cfg.Proxy, getenv)
 	if err != nil {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -236,5 +237,71 @@ func TestRunSchedulesCrawls(t *testing.T) {
 			t.Fatalf("workers fetched %d of the crawled incidents within 30s\n%s", n, logs)
 		}
 		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// TestRunPacesRequestsPerHost: with pacing on, run's workers fetch the
+// pages of one host one at a time, --host-delay apart, though four fetch
+// at once.
+func TestRunPacesRequestsPerHost(t *testing.T) {
+	t.Setenv("CASEFILE_HOST_PACING", "1")
+	var (
+		mu             sync.Mutex
+		starts, ends   []time.Time
+		inFlight, most int
+	)
+	site := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !strings.HasPrefix(r.URL.Path, "/incidents/") {
+			http.NotFound(w, r)
+			return
+		}
+		mu.Lock()
+		starts = append(starts, time.Now())
+		inFlight++
+		most = max(most, inFlight)
+		mu.Unlock()
+		time.Sleep(20 * time.Millisecond)
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		w.Write([]byte("<html><head><title>Status</title></head><body><p>Short.</p></body></html>"))
+		mu.Lock()
+		inFlight--
+		ends = append(ends, time.Now())
+		mu.Unlock()
+	}))
+	t.Cleanup(site.Close)
+	const delay = 300 * time.Millisecond
+	api, logs := startCasefile(t, "run", "--data", t.TempDir(), "--allow-private", "--no-archive", "--fetch-workers", "4",
+		"--host-delay", delay.String(), "--log-level", "warn")
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	c := &apiClient{server: api, http: http.DefaultClient}
+	var pages []string
+	for i := range 4 {
+		pages = append(pages, fmt.Sprintf("%s/incidents/paced-%d", site.URL, i))
+	}
+	if _, err := c.submit(ctx, submissionRequest{URLs: pages, Batch: "paced"}); err != nil {
+		t.Fatal(err)
+	}
+	for {
+		mu.Lock()
+		n := len(ends)
+		mu.Unlock()
+		if n == len(pages) {
+			break
+		}
+		if ctx.Err() != nil {
+			t.Fatalf("%d of %d pages fetched in 30s\n%s", n, len(pages), logs)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if most != 1 {
+		t.Errorf("%d requests to the host at once, want 1", most)
+	}
+	for i := 1; i < len(starts); i++ {
+		if gap := starts[i].Sub(ends[i-1]); gap < delay {
+			t.Errorf("request %d started %v after the previous ended, want at least %v", i+1, gap, delay)
+		}
 	}
 }

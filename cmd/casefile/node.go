@@ -22,6 +22,7 @@ import (
 
 	"github.com/incidentlib/casefile"
 	"github.com/incidentlib/casefile/crawl"
+	"github.com/incidentlib/casefile/crawl/natsgate"
 	"github.com/incidentlib/casefile/workers"
 )
 
@@ -50,6 +51,8 @@ type nodeFlags struct {
 	refetchAfter string
 	// sources is the sources file of scheduled crawls.
 	sources sourcesFlag
+	// hostPacing paces the fetches per host across processes.
+	hostPacing bool
 
 	embedded bool
 	roles    workers.Roles
@@ -59,9 +62,20 @@ type nodeFlags struct {
 func (f *nodeFlags) register(cmd *cobra.Command, listenDefault string) {
 	fs := cmd.Flags()
 	f.store.register(fs, f.embedded)
+	f.hostPacing = envOr("CASEFILE_HOST_PACING", "1") != "0"
 	if f.roles.Workers {
 		f.fetch.register(cmd)
 		fs.IntVar(&f.fetchSlots, "fetch-workers", 4, "pages this process drafts at once")
+		f.fetch.hostDelay = time.Second
+		if v := os.Getenv("CASEFILE_HOST_DELAY"); v != "" {
+			if d, err := time.ParseDuration(v); err == nil && d >= 0 {
+				f.fetch.hostDelay = d
+			} else {
+				f.envErr = usageError{fmt.Sprintf("CASEFILE_HOST_DELAY=%q is not a duration: give one such as 1s or 0", v)}
+			}
+		}
+		fs.DurationVar(&f.fetch.hostDelay, "host-delay", f.fetch.hostDelay, "least time between two requests to one host, one request per host at a time, across every process sharing the NATS (the host's robots.txt Crawl-delay and a Retry-After win when longer) (env CASEFILE_HOST_DELAY; 0: no gap)")
+		fs.BoolVar(&f.hostPacing, "host-pacing", f.hostPacing, "pace requests per host as --host-delay says (env CASEFILE_HOST_PACING=0 turns it off: for local test sites only)")
 	}
 	if f.roles.Relay {
 		fs.StringVar(&f.listen, "listen", envOr("CASEFILE_LISTEN", listenDefault), "address of the HTTP API, review page, /metrics, /healthz and /readyz (env CASEFILE_LISTEN); empty: none")
@@ -238,6 +252,11 @@ func (a *app) runNode(ctx context.Context, f *nodeFlags) (err error) {
 	if err != nil {
 		return fmt.Errorf("open jetstream: %w", err)
 	}
+	if f.hostPacing && !f.demo {
+		// Every fetch of this process, pages and crawl rounds, takes its
+		// host's turn in a bucket every process shares.
+		f.fetch.gate = natsgate.New(js, natsgate.Config{Replicas: max(f.replicas, 1)})
+	}
 
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
@@ -372,8 +391,13 @@ func (a *app) startCrawls(ctx context.Context, f *nodeFlags, st casefile.Store, 
 	if err != nil {
 		return nil, err
 	}
+	hostDelay := time.Duration(0) // serve has no --host-delay: the default
+	if f.roles.Workers {
+		hostDelay = f.fetch.crawlHostDelay()
+	}
 	fetcher, err := crawl.New(crawl.Config{
 		Timeout: f.fetch.timeout, AllowPrivate: f.fetch.allowPrivate, IgnoreRobots: f.fetch.ignoreRobots, Proxy: f.fetch.proxy, Logger: a.log,
+		Gate: f.fetch.gate, HostDelay: hostDelay,
 	})
 	if err != nil {
 		return nil, err
