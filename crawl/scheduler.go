@@ -85,7 +85,7 @@ func (s *Scheduler) Run(ctx context.Context) error {
 			if next[i].After(now) {
 				continue
 			}
-			s.runOne(ctx, src)
+			s.runOne(ctx, src, next[i])
 			if ctx.Err() != nil {
 				return nil
 			}
@@ -94,8 +94,9 @@ func (s *Scheduler) Run(ctx context.Context) error {
 	}
 }
 
-// runOne runs a source under its lease.
-func (s *Scheduler) runOne(ctx context.Context, src *Source) {
+// runOne runs a source's run due at due under its lease, unless another
+// process ran it since.
+func (s *Scheduler) runOne(ctx context.Context, src *Source, due time.Time) {
 	log := s.Runner.log()
 	ok, err := s.Runner.Store.ClaimCrawl(ctx, src.Name, s.Owner, s.Runner.now().Add(leaseFor))
 	if err != nil {
@@ -111,6 +112,10 @@ func (s *Scheduler) runOne(ctx context.Context, src *Source) {
 			log.Warn("crawl lease not released; it lapses on its own", "source", src.Name, "err", err)
 		}
 	}()
+	if st, err := s.Runner.Store.CrawlState(ctx, src.Name); err == nil && !st.LastRun.Before(due) {
+		log.Debug("crawl skipped: another process ran it", "source", src.Name, "at", st.LastRun)
+		return
+	}
 	rep := s.Runner.Run(ctx, src, false)
 	switch {
 	case rep.Err != nil:

@@ -154,3 +154,33 @@ func TestSchedulerSkipsASourceAnotherProcessHolds(t *testing.T) {
 func casefileState(name string, next time.Time) casefile.CrawlState {
 	return casefile.CrawlState{Source: name, NextRun: next}
 }
+
+func TestSchedulerSkipsARunAnotherProcessDid(t *testing.T) {
+	fake := &fakeStatusPage{}
+	fake.set(readFixture(t, "statuspage-incidents.json"), "")
+	srv := mustServer(t, fake)
+	r, st := testRunner(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	due := time.Date(2026, 12, 1, 11, 0, 0, 0, time.UTC)
+	// Another process ran the 11:00 slot at 11:00:05 and has released it.
+	if err := st.SaveCrawlState(ctx, casefile.CrawlState{Source: "sp", NextRun: due, LastRun: due.Add(5 * time.Second)}); err != nil {
+		t.Fatal(err)
+	}
+	clock := &fakeClock{now: due.Add(10 * time.Second), waits: make(chan fakeWait)}
+	st.Now = clock.Now
+	s := &Scheduler{Runner: r, Owner: "test", Clock: clock, Sources: []Source{
+		{Name: "sp", Adapter: "statuspage", URL: srv.URL, Schedule: "0 * * * *", Enabled: true},
+	}}
+	done := make(chan error, 1)
+	go func() { done <- s.Run(ctx) }()
+	w := <-clock.waits
+	if n, _ := fake.counts(); n != 0 {
+		t.Errorf("the slot another process ran was run again: %d requests", n)
+	}
+	if want := due.Add(time.Hour); !w.at.Equal(want) {
+		t.Errorf("next wake-up %v, want %v", w.at, want)
+	}
+	cancel()
+	<-done
+}
