@@ -144,9 +144,13 @@ func TestCrawlOnceSubmitsThenCostsOneRequest(t *testing.T) {
 func TestCrawlOnceOneBadSourceOthersRun(t *testing.T) {
 	srv := newFixtureServer(t)
 	sources := writeSources(t, "sources:\n  - name: broken\n    adapter: feed\n    url: "+srv.URL+"/malformed-feed.xml\n  - name: blog\n    adapter: feed\n    url: "+srv.URL+"/blog-feed.xml\n")
-	code, stdout, stderr := runCLI(t, "crawl", "--once", "--dry-run", "--allow-private", "--sources", sources, "--data", t.TempDir())
+	data := filepath.Join(t.TempDir(), "data")
+	code, stdout, stderr := runCLI(t, "crawl", "--once", "--dry-run", "--allow-private", "--sources", sources, "--data", data)
 	if code != 4 {
 		t.Errorf("exit %d, want 4 (a source could not be read)", code)
+	}
+	if _, err := os.Stat(data); err == nil {
+		t.Errorf("a dry run created the data folder %s", data)
 	}
 	got := lines(stdout)
 	if len(got) != 3 || !strings.HasPrefix(got[0], "broken\terror: ") || !strings.Contains(got[0], "not an RSS or Atom feed") ||

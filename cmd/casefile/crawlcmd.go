@@ -16,6 +16,7 @@ import (
 
 	"github.com/incidentlib/casefile"
 	"github.com/incidentlib/casefile/crawl"
+	"github.com/incidentlib/casefile/store/sqlite"
 )
 
 // sourcesFlag is the sources file, shared by crawl, sources, run and serve.
@@ -140,7 +141,15 @@ Exit status: 0 when every source was read; 2 for a bad sources file or command l
 					return usageError{"no source is enabled: enable one in the sources file (--sources), or name one with --source"}
 				}
 			}
-			st, _, err := sf.open(ctx)
+			var st casefile.Store
+			if dryRun {
+				// A dry run reads the state there is and creates none.
+				if st, err = openExistingStore(ctx, &sf); err == nil && st == nil {
+					st, err = sqlite.Open(ctx, ":memory:")
+				}
+			} else {
+				st, _, err = sf.open(ctx)
+			}
 			if err != nil {
 				return err
 			}
