@@ -44,7 +44,7 @@ type Discovery struct {
 }
 
 // Adapters are the names of the source adapters, for help and messages.
-var Adapters = []string{"statuspage", "incidentio", "gcp", "feed", "list"}
+var Adapters = []string{"statuspage", "incidentio", "gcp", "feed", "list", "discourse"}
 
 // parsers read a source's fetched index into candidates; skipped counts
 // what they passed over.
@@ -54,6 +54,7 @@ var parsers = map[string]func(src *url.URL, body []byte) (cands []Candidate, ski
 	"gcp":        parseGCP,
 	"feed":       parseFeed,
 	"list":       parseListSource,
+	"discourse":  parseDiscourse,
 }
 
 // KnownAdapter reports whether name is an adapter.
@@ -68,8 +69,8 @@ func AdapterNames() string {
 
 // IndexURL is the address an adapter reads for a source URL: for
 // statuspage and incidentio a page's root becomes its
-// /api/v2/incidents.json; for gcp a host's root its /incidents.json; other
-// URLs are read as given.
+// /api/v2/incidents.json; for gcp a host's root its /incidents.json; for
+// discourse a category's page its .json; other URLs are read as given.
 func IndexURL(adapter, raw string) (string, error) {
 	u, err := url.Parse(raw)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
@@ -83,6 +84,8 @@ func IndexURL(adapter, raw string) (string, error) {
 		u.Path = strings.TrimSuffix(u.Path, "/") + "/api/v2/incidents.json"
 	case "gcp":
 		u.Path = strings.TrimSuffix(u.Path, "/") + "/incidents.json"
+	case "discourse":
+		u.Path = strings.TrimSuffix(u.Path, "/") + ".json"
 	}
 	return u.String(), nil
 }

@@ -73,6 +73,12 @@ func TestDiscover(t *testing.T) {
 			wantSkipped: 1,
 		},
 		{
+			name:    "a Discourse category: the postmortem topic, not the pinned, news or maintenance ones",
+			adapter: "discourse", url: base + "/discourse-category.json",
+			want:        []string{base + "/t/post-mortem-login-failures-on-8-january/2144"},
+			wantSkipped: 3,
+		},
+		{
 			name:    "google cloud: ended incidents with a report",
 			adapter: "gcp", url: base + "/gcp-incidents.json",
 			want:        []string{base + "/incidents/aB3dE5gH7jK9mN1pQ3sT"},
@@ -135,6 +141,7 @@ func TestDiscoverMalformed(t *testing.T) {
 		{"statuspage", "/gcp-incidents.json", "not a Statuspage incidents.json"},
 		{"gcp", "/api/v2/incidents.json", "not a Google Cloud incidents.json"},
 		{"list", "/status-feed.atom", "lines could not be read"},
+		{"discourse", "/gcp-incidents.json", "not a Discourse topic list"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.adapter, func(t *testing.T) {
