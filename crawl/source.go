@@ -44,7 +44,7 @@ type Discovery struct {
 }
 
 // Adapters are the names of the source adapters, for help and messages.
-var Adapters = []string{"statuspage", "incidentio", "gcp", "feed", "list", "discourse"}
+var Adapters = []string{"statuspage", "incidentio", "gcp", "feed", "list", "discourse", "sitemap"}
 
 // parsers read a source's fetched index into candidates; skipped counts
 // what they passed over.
@@ -55,6 +55,7 @@ var parsers = map[string]func(src *url.URL, body []byte) (cands []Candidate, ski
 	"feed":       parseFeed,
 	"list":       parseListSource,
 	"discourse":  parseDiscourse,
+	"sitemap":    parseSitemap,
 }
 
 // KnownAdapter reports whether name is an adapter.

@@ -79,6 +79,15 @@ func TestDiscover(t *testing.T) {
 			wantSkipped: 3,
 		},
 		{
+			name:    "a sitemap: pages whose address reads as a postmortem",
+			adapter: "sitemap", url: base + "/sitemap.xml",
+			want: []string{
+				"https://blog.example.test/2026/05/postmortem-of-the-may-3-database-outage/",
+				"https://blog.example.test/2026/03/incident-review-dns-resolution-failures.html",
+			},
+			wantSkipped: 4,
+		},
+		{
 			name:    "google cloud: ended incidents with a report",
 			adapter: "gcp", url: base + "/gcp-incidents.json",
 			want:        []string{base + "/incidents/aB3dE5gH7jK9mN1pQ3sT"},
@@ -142,6 +151,8 @@ func TestDiscoverMalformed(t *testing.T) {
 		{"gcp", "/api/v2/incidents.json", "not a Google Cloud incidents.json"},
 		{"list", "/status-feed.atom", "lines could not be read"},
 		{"discourse", "/gcp-incidents.json", "not a Discourse topic list"},
+		{"sitemap", "/sitemap-index.xml", "give one of them as the url: https://blog.example.test/post-sitemap.xml"},
+		{"sitemap", "/blog-feed.xml", "not <urlset>"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.adapter, func(t *testing.T) {
@@ -155,7 +166,7 @@ func TestDiscoverMalformed(t *testing.T) {
 			}
 		})
 	}
-	if _, err := f.Discover(context.Background(), "sitemap", base, Validators{}); !errors.Is(err, casefile.ErrInvalid) {
+	if _, err := f.Discover(context.Background(), "forum", base, Validators{}); !errors.Is(err, casefile.ErrInvalid) {
 		t.Errorf("unknown adapter: %v, want ErrInvalid", err)
 	}
 }

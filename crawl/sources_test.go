@@ -59,7 +59,7 @@ func TestLoadSourcesInvalid(t *testing.T) {
 		{"unknown field", "sources:\n  - name: a\n    adapter: feed\n    url: https://a.example/feed\n    enable: true\n", `s.yaml:5: unknown field "enable"`},
 		{"no name", "sources:\n  - adapter: feed\n    url: https://a.example/\n", "s.yaml:2: a source needs a name"},
 		{"bad name", "sources:\n  - name: My Feed\n", `s.yaml:2: name "My Feed"`},
-		{"unknown adapter", "sources:\n  - name: a\n    adapter: sitemap\n    url: https://a.example/\n", `s.yaml:3: source "a": adapter "sitemap" is not an adapter`},
+		{"unknown adapter", "sources:\n  - name: a\n    adapter: forum\n    url: https://a.example/\n", `s.yaml:3: source "a": adapter "forum" is not an adapter`},
 		{"bad url", "sources:\n  - name: a\n    adapter: feed\n    url: ftp://a.example/\n", `s.yaml:4: source "a": url "ftp://a.example/" is not an http(s) URL`},
 		{"bad schedule", "sources:\n  - name: a\n    adapter: feed\n    url: https://a.example/\n    schedule: \"61 * * * *\"\n", `s.yaml:5: source "a": schedule "61 * * * *"`},
 		{"bad jitter", "sources:\n  - name: a\n    adapter: feed\n    url: https://a.example/\n    jitter: soon\n", `s.yaml:5: source "a": jitter "soon" is not a duration`},

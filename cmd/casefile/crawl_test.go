@@ -171,7 +171,7 @@ func TestCrawlUsageErrors(t *testing.T) {
 	}{
 		{"no --once", []string{"crawl"}, "crawl needs --once"},
 		{"adapter without dry run", []string{"crawl", "--once", "--adapter", "feed", "https://a.example/"}, "needs --dry-run"},
-		{"unknown adapter", []string{"crawl", "--once", "--dry-run", "--adapter", "sitemap", "https://a.example/"}, `unknown adapter "sitemap"`},
+		{"unknown adapter", []string{"crawl", "--once", "--dry-run", "--adapter", "forum", "https://a.example/"}, `unknown adapter "forum"`},
 		{"bad sources file", []string{"crawl", "--once", "--sources", bad}, `sources.yaml:5: source "a": schedule "every day"`},
 		{"unknown source", []string{"crawl", "--once", "--source", "nope"}, `no source named "nope"`},
 		{"nothing enabled", []string{"crawl", "--once"}, "no source is enabled"},
