@@ -21,6 +21,8 @@ type Page struct {
 	ETag       string
 	FetchedAt  time.Time
 	StatusCode int
+	// LastModified is the response's Last-Modified header, as sent.
+	LastModified string
 }
 
 // SectionKind is the canonical kind of a section of a write-up.

@@ -318,3 +318,58 @@ type Store interface {
 	// Close releases the store's connections.
 	Close() error
 }
+
+// CrawlState is what scheduled crawls remember of one source between runs.
+type CrawlState struct {
+	// Source is the source's name in the sources file.
+	Source string `json:"source"`
+	// ETag and LastModified are the validators of the source's last answer,
+	// sent back on the next conditional GET.
+	ETag         string `json:"etag,omitempty"`
+	LastModified string `json:"last_modified,omitempty"`
+	// LastRun is when the last run ended; zero when none did.
+	LastRun time.Time `json:"last_run,omitzero"`
+	// NextRun is when the next run is due; zero when not scheduled.
+	NextRun time.Time `json:"next_run,omitzero"`
+	// Found is how many new or changed URLs the last run submitted.
+	Found int `json:"found"`
+	// Seen counts the source's URLs recorded as seen (read only: the store
+	// counts them).
+	Seen int `json:"seen"`
+	// LastError is the last run's failure in one line, or "".
+	LastError string `json:"last_error,omitempty"`
+}
+
+// SeenURL is a canonical URL a source gave, with the source's mark of its
+// version (a Statuspage incident's status and update time; "" when the
+// source marks none).
+type SeenURL struct {
+	URL  string
+	Mark string
+}
+
+// CrawlStore keeps the state of scheduled crawls in the review store:
+// validators and run times per source, the set of canonical URLs each
+// source has given, and a lease so that one process at a time crawls a
+// source. Both stores implement it.
+type CrawlStore interface {
+	// CrawlStates returns the state of every source that has one, by name.
+	CrawlStates(ctx context.Context) ([]CrawlState, error)
+	// CrawlState returns a source's state; a source never run has a zero
+	// state with its name.
+	CrawlState(ctx context.Context, source string) (CrawlState, error)
+	// SaveCrawlState records a source's state (every field but Seen).
+	SaveCrawlState(ctx context.Context, st CrawlState) error
+	// Unseen returns, in order, the URLs the source has not given before
+	// with the same mark.
+	Unseen(ctx context.Context, source string, urls []SeenURL) ([]SeenURL, error)
+	// MarkSeen records the URLs as given by the source with their marks
+	// (idempotent).
+	MarkSeen(ctx context.Context, source string, urls []SeenURL) error
+	// ClaimCrawl takes the source's lease for owner until the given time and
+	// reports true, when the lease is free, expired or owner's already;
+	// otherwise it reports false and changes nothing.
+	ClaimCrawl(ctx context.Context, source, owner string, until time.Time) (bool, error)
+	// ReleaseCrawl gives the lease back when owner holds it.
+	ReleaseCrawl(ctx context.Context, source, owner string) error
+}

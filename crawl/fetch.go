@@ -77,6 +77,29 @@ type Config struct {
 	// Now is the clock for Page.FetchedAt and the robots.txt cache; nil
 	// means time.Now.
 	Now func() time.Time
+	// Gate, when set, paces the requests to each host (robots.txt
+	// included): one at a time, at least HostDelay apart, or the host's
+	// Crawl-delay when that is longer, and not before a Retry-After of a
+	// 429 or 503 has passed. A gate whose state is shared (natsgate) paces
+	// all the processes that share it. Nil: no pacing.
+	Gate HostGate
+	// HostDelay is the least gap between two requests to one host under
+	// Gate; 0 means DefaultHostDelay, a negative value no gap (still one
+	// request at a time).
+	HostDelay time.Duration
+}
+
+// DefaultHostDelay is the least gap between two requests to one host
+// under a Gate.
+const DefaultHostDelay = time.Second
+
+// HostGate paces requests to hosts.
+type HostGate interface {
+	// Acquire waits until a request to host may start: none to it in
+	// flight and at least gap since the last one ended (longer when the
+	// host asked to be left alone). The returned release ends the request;
+	// a backoff keeps the host idle at least that long (a Retry-After).
+	Acquire(ctx context.Context, host string, gap time.Duration) (release func(backoff time.Duration), err error)
 }
 
 // Fetcher fetches pages with one colly collector per fetch over one
@@ -117,6 +140,12 @@ func newFetcher(cfg Config, getenv func(string) string) (*Fetcher, error) {
 	}
 	if cfg.Now == nil {
 		cfg.Now = time.Now
+	}
+	switch {
+	case cfg.HostDelay == 0:
+		cfg.HostDelay = DefaultHostDelay
+	case cfg.HostDelay < 0:
+		cfg.HostDelay = 0
 	}
 	px, err := proxiesFromConfig(cfg.Proxy, getenv)
 	if err != nil {
@@ -174,14 +203,14 @@ func (f *Fetcher) now() time.Time { return f.cfg.Now() }
 // On error the returned page carries what is known (URL, and once a
 // response came, FinalURL, StatusCode and FetchedAt), never a body.
 func (f *Fetcher) Fetch(ctx context.Context, rawURL string) (casefile.Page, error) {
-	return f.fetch(ctx, rawURL, pageRequest, "")
+	return f.fetch(ctx, rawURL, pageRequest, Validators{})
 }
 
 // FetchResource fetches a resource related to a page (a Statuspage
 // incident's JSON, a Discourse topic's .json, a robots.txt) with the rules
 // of Fetch, accepting any text, JSON or XML type.
 func (f *Fetcher) FetchResource(ctx context.Context, rawURL string) (casefile.Page, error) {
-	return f.fetch(ctx, rawURL, resourceRequest, "")
+	return f.fetch(ctx, rawURL, resourceRequest, Validators{})
 }
 
 // FetchIfChanged is Fetch with If-None-Match: etag. When the server answers
@@ -189,7 +218,25 @@ func (f *Fetcher) FetchResource(ctx context.Context, rawURL string) (casefile.Pa
 // body, and a nil error. An empty etag makes it Fetch. (Fetch itself treats
 // a 304 as ErrPermanent, since it asked for no validation.)
 func (f *Fetcher) FetchIfChanged(ctx context.Context, rawURL, etag string) (casefile.Page, error) {
-	return f.fetch(ctx, rawURL, pageRequest, etag)
+	return f.fetch(ctx, rawURL, pageRequest, Validators{ETag: etag})
+}
+
+// Validators are what a conditional GET sends back: the ETag and the
+// Last-Modified of the previous answer. The zero value asks nothing.
+type Validators struct {
+	ETag         string `json:"etag,omitempty"`
+	LastModified string `json:"last_modified,omitempty"`
+}
+
+func (v Validators) any() bool { return v.ETag != "" || v.LastModified != "" }
+
+// FetchSource fetches a source's index (a feed, a status page's JSON, a
+// list) with the rules of FetchResource, sending If-None-Match and
+// If-Modified-Since from v. A 304 Not Modified is a page with StatusCode
+// 304 and no body, and a nil error; otherwise the page's ETag and
+// LastModified are the validators to send next time.
+func (f *Fetcher) FetchSource(ctx context.Context, rawURL string, v Validators) (casefile.Page, error) {
+	return f.fetch(ctx, rawURL, resourceRequest, v)
 }
 
 // requestKind says what is fetched: which types are accepted, what Accept
@@ -244,7 +291,7 @@ func mediaTypeOf(contentType string) string {
 }
 
 // fetch runs one fetch and classifies its outcome.
-func (f *Fetcher) fetch(ctx context.Context, rawURL string, kind requestKind, etag string) (casefile.Page, error) {
+func (f *Fetcher) fetch(ctx context.Context, rawURL string, kind requestKind, v Validators) (casefile.Page, error) {
 	u, err := parseTarget(rawURL)
 	if err != nil {
 		return casefile.Page{URL: rawURL}, casefile.Errorf(casefile.ErrInvalid, "fetch %s: %w", displayRaw(redact(rawURL)), err)
@@ -260,12 +307,13 @@ func (f *Fetcher) fetch(ctx context.Context, rawURL string, kind requestKind, et
 			return page, f.classify(ctx, display, err, limit)
 		}
 	}
-	res, err := f.get(ctx, u, kind, etag)
+	res, err := f.get(ctx, u, kind, v)
 	if res.finalURL != nil {
 		page.FinalURL = res.finalURL.String()
 		page.StatusCode = res.status
 		page.FetchedAt = f.now()
 		page.ETag = res.header.Get("ETag")
+		page.LastModified = res.header.Get("Last-Modified")
 	}
 	if err != nil {
 		return page, f.classify(ctx, display, err, limit)
@@ -319,7 +367,7 @@ type response struct {
 
 // get does one GET of u with a fresh collector. Errors it returns are
 // either *fetchError (already classified) or whatever the transport said.
-func (f *Fetcher) get(ctx context.Context, u *url.URL, kind requestKind, etag string) (response, error) {
+func (f *Fetcher) get(ctx context.Context, u *url.URL, kind requestKind, v Validators) (response, error) {
 	limit := f.cfg.MaxBodyBytes
 	if kind == robotsRequest {
 		limit = robotsMaxBytes
@@ -333,15 +381,18 @@ func (f *Fetcher) get(ctx context.Context, u *url.URL, kind requestKind, etag st
 	c.OnRequest(func(r *colly.Request) {
 		r.Headers.Set("Accept", acceptHeader[kind])
 		r.Headers.Set("Accept-Language", "en,ko;q=0.9,*;q=0.5")
-		if etag != "" {
-			r.Headers.Set("If-None-Match", etag)
+		if v.ETag != "" {
+			r.Headers.Set("If-None-Match", v.ETag)
+		}
+		if v.LastModified != "" {
+			r.Headers.Set("If-Modified-Since", v.LastModified)
 		}
 	})
 	c.OnResponseHeaders(func(r *colly.Response) {
 		res.status = r.StatusCode
 		res.header = r.Headers.Clone()
 		res.finalURL = r.Request.URL
-		if err := f.checkHeaders(kind, r.StatusCode, res.header, limit, etag != ""); err != nil {
+		if err := f.checkHeaders(kind, r.StatusCode, res.header, limit, v.any()); err != nil {
 			verdict = err
 			r.Request.Abort()
 			return
@@ -359,6 +410,23 @@ func (f *Fetcher) get(ctx context.Context, u *url.URL, kind requestKind, etag st
 	})
 	c.OnResponse(func(r *colly.Response) { res.body = r.Body })
 
+	if f.cfg.Gate != nil {
+		gap := max(f.cfg.HostDelay, f.CrawlDelay(u.String()))
+		release, err := f.cfg.Gate.Acquire(ctx, strings.ToLower(u.Host), gap)
+		if err != nil {
+			if ctx.Err() != nil {
+				return res, ctx.Err()
+			}
+			return res, newFetchError(casefile.ErrTransient, err, "wait for the host's turn: %v", err)
+		}
+		defer func() {
+			var backoff time.Duration
+			if res.status == http.StatusTooManyRequests || res.status == http.StatusServiceUnavailable {
+				backoff = retryAfter(res.header, f.now())
+			}
+			release(backoff)
+		}()
+	}
 	err := c.Visit(u.String())
 	switch {
 	case verdict != nil:

@@ -129,7 +129,7 @@ func (c *robotsCache) evictLocked(now time.Time) {
 // minutes. Only the end of ctx is an error.
 func (f *Fetcher) fetchRobots(ctx context.Context, u *url.URL) (*robotstxt.RobotsData, time.Duration, error) {
 	ru := &url.URL{Scheme: u.Scheme, Host: u.Host, Path: "/robots.txt"}
-	res, err := f.get(ctx, ru, robotsRequest, "")
+	res, err := f.get(ctx, ru, robotsRequest, Validators{})
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, 0, ctx.Err()

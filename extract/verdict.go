@@ -282,6 +282,11 @@ func postmortemHeadings(sections []casefile.Section, synthetic map[string]bool) 
 // verdict scores the evidence: the reader's signals (rule ID "reader"),
 // then verdictRules. Each reason says what its rule saw and its weight.
 func verdict(ev evidence) casefile.Verdict {
+	return verdictWith(ev, verdictRules, postmortemThreshold)
+}
+
+// verdictWith is verdict with a choice of rules and threshold.
+func verdictWith(ev evidence, rules []verdictRule, threshold float64) casefile.Verdict {
 	in := &verdictInput{evidence: ev, title: strings.TrimSpace(ev.title), lower: strings.ToLower(ev.text), runes: utf8.RuneCountInString(ev.text)}
 	v := casefile.Verdict{Reasons: []string{}, Rules: []string{}}
 	count := func(id string, w float64, why string) {
@@ -294,7 +299,7 @@ func verdict(ev evidence) casefile.Verdict {
 		count("reader", s.weight, s.reason)
 	}
 	done := map[string]bool{}
-	for _, r := range verdictRules {
+	for _, r := range rules {
 		if r.Group != "" && done[r.Group] {
 			continue
 		}
@@ -308,7 +313,7 @@ func verdict(ev evidence) casefile.Verdict {
 		count(r.ID, w, why)
 	}
 	v.Score = math.Round(v.Score*100) / 100
-	v.IsPostmortem = v.Score >= postmortemThreshold
+	v.IsPostmortem = v.Score >= threshold
 	return v
 }
 

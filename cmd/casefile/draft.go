@@ -25,6 +25,10 @@ type fetchFlags struct {
 	// proxy, when set, is the egress proxy every fetch goes through (the
 	// demo's local site); otherwise the environment's proxy settings apply.
 	proxy *url.URL
+	// gate, when set, paces the requests to each host across processes
+	// (run and worker), hostDelay apart.
+	gate      crawl.HostGate
+	hostDelay time.Duration
 }
 
 func (f *fetchFlags) register(cmd *cobra.Command) {
@@ -45,6 +49,8 @@ func (f *fetchFlags) drafter(a *app) (*draftstep.Drafter, error) {
 		AllowPrivate: f.allowPrivate,
 		IgnoreRobots: f.ignoreRobots,
 		Proxy:        f.proxy,
+		Gate:         f.gate,
+		HostDelay:    f.crawlHostDelay(),
 	})
 	if err != nil {
 		return nil, err
@@ -61,6 +67,14 @@ func (f *fetchFlags) drafter(a *app) (*draftstep.Drafter, error) {
 		d.Archive = archive.New(cfg)
 	}
 	return d, nil
+}
+
+// crawlHostDelay is --host-delay as crawl.Config takes it (negative: none).
+func (f *fetchFlags) crawlHostDelay() time.Duration {
+	if f.hostDelay <= 0 {
+		return -1
+	}
+	return f.hostDelay
 }
 
 func (a *app) draftCommand() *cobra.Command {

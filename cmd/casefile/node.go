@@ -21,6 +21,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/incidentlib/casefile"
+	"github.com/incidentlib/casefile/crawl"
+	"github.com/incidentlib/casefile/crawl/natsgate"
 	"github.com/incidentlib/casefile/workers"
 )
 
@@ -47,6 +49,10 @@ type nodeFlags struct {
 	demo       bool
 	// refetchAfter is the freshness window of submissions (a duration).
 	refetchAfter string
+	// sources is the sources file of scheduled crawls.
+	sources sourcesFlag
+	// hostPacing paces the fetches per host across processes.
+	hostPacing bool
 
 	embedded bool
 	roles    workers.Roles
@@ -56,9 +62,20 @@ type nodeFlags struct {
 func (f *nodeFlags) register(cmd *cobra.Command, listenDefault string) {
 	fs := cmd.Flags()
 	f.store.register(fs, f.embedded)
+	f.hostPacing = envOr("CASEFILE_HOST_PACING", "1") != "0"
 	if f.roles.Workers {
 		f.fetch.register(cmd)
 		fs.IntVar(&f.fetchSlots, "fetch-workers", 4, "pages this process drafts at once")
+		f.fetch.hostDelay = time.Second
+		if v := os.Getenv("CASEFILE_HOST_DELAY"); v != "" {
+			if d, err := time.ParseDuration(v); err == nil && d >= 0 {
+				f.fetch.hostDelay = d
+			} else {
+				f.envErr = usageError{fmt.Sprintf("CASEFILE_HOST_DELAY=%q is not a duration: give one such as 1s or 0", v)}
+			}
+		}
+		fs.DurationVar(&f.fetch.hostDelay, "host-delay", f.fetch.hostDelay, "least time between two requests to one host, one request per host at a time, across every process sharing the NATS (the host's robots.txt Crawl-delay and a Retry-After win when longer) (env CASEFILE_HOST_DELAY; 0: no gap)")
+		fs.BoolVar(&f.hostPacing, "host-pacing", f.hostPacing, "pace requests per host as --host-delay says (env CASEFILE_HOST_PACING=0 turns it off: for local test sites only)")
 	}
 	if f.roles.Relay {
 		fs.StringVar(&f.listen, "listen", envOr("CASEFILE_LISTEN", listenDefault), "address of the HTTP API, review page, /metrics, /healthz and /readyz (env CASEFILE_LISTEN); empty: none")
@@ -84,6 +101,7 @@ func (f *nodeFlags) register(cmd *cobra.Command, listenDefault string) {
 		f.token = os.Getenv("CASEFILE_API_TOKEN")
 		fs.StringVar(&f.refetchAfter, "refetch-after", envOr("CASEFILE_REFETCH_AFTER", "24h"),
 			"a URL whose page was read less than this long ago is answered from that read, not fetched again; a URL already queued is never fetched twice (env CASEFILE_REFETCH_AFTER; 0: always fetch)")
+		f.sources.register(fs)
 	}
 }
 
@@ -189,6 +207,13 @@ func (a *app) runNode(ctx context.Context, f *nodeFlags) (err error) {
 		}
 		defer release()
 	}
+	var sources []crawl.Source
+	if f.roles.Relay {
+		// Read before anything starts: a bad sources file stops here.
+		if sources, err = f.sources.load(); err != nil {
+			return err
+		}
+	}
 	st, storeName, err := f.store.open(ctx)
 	if err != nil {
 		return err
@@ -226,6 +251,11 @@ func (a *app) runNode(ctx context.Context, f *nodeFlags) (err error) {
 	js, err := jetstream.New(nc)
 	if err != nil {
 		return fmt.Errorf("open jetstream: %w", err)
+	}
+	if f.hostPacing && !f.demo {
+		// Every fetch of this process, pages and crawl rounds, takes its
+		// host's turn in a bucket every process shares.
+		f.fetch.gate = natsgate.New(js, natsgate.Config{Replicas: max(f.replicas, 1)})
 	}
 
 	reg := prometheus.NewRegistry()
@@ -265,6 +295,13 @@ func (a *app) runNode(ctx context.Context, f *nodeFlags) (err error) {
 	defer cancelRun()
 	done := make(chan error, 1)
 	go func() { done <- p.Run(runCtx) }()
+	stopCrawls, err := a.startCrawls(runCtx, f, st, sources, freshFor, p.Kick)
+	if err != nil {
+		cancelRun()
+		<-done
+		return err
+	}
+	defer stopCrawls()
 
 	if f.embedded {
 		// The embedded NATS runs in this process: nothing to wait for
@@ -335,6 +372,51 @@ func (a *app) runNode(ctx context.Context, f *nodeFlags) (err error) {
 	}
 	a.log.Info("stopped cleanly")
 	return nil
+}
+
+// startCrawls runs the enabled sources on their schedules until ctx ends
+// or the returned function, which stops the scheduler and waits for it, is
+// called.
+func (a *app) startCrawls(ctx context.Context, f *nodeFlags, st casefile.Store, sources []crawl.Source, freshFor time.Duration, kick func()) (func(), error) {
+	enabled := 0
+	for _, s := range sources {
+		if s.Enabled {
+			enabled++
+		}
+	}
+	if enabled == 0 {
+		return func() {}, nil
+	}
+	cs, err := asCrawlStore(st)
+	if err != nil {
+		return nil, err
+	}
+	hostDelay := time.Duration(0) // serve has no --host-delay: the default
+	if f.roles.Workers {
+		hostDelay = f.fetch.crawlHostDelay()
+	}
+	fetcher, err := crawl.New(crawl.Config{
+		Timeout: f.fetch.timeout, AllowPrivate: f.fetch.allowPrivate, IgnoreRobots: f.fetch.ignoreRobots, Proxy: f.fetch.proxy, Logger: a.log,
+		Gate: f.fetch.gate, HostDelay: hostDelay,
+	})
+	if err != nil {
+		return nil, err
+	}
+	host, _ := os.Hostname()
+	sch := &crawl.Scheduler{
+		Runner:  &crawl.Runner{Fetcher: fetcher, Store: cs, FreshFor: freshFor, Kick: kick, Log: a.log},
+		Sources: sources,
+		Owner:   fmt.Sprintf("%s:%d", host, os.Getpid()),
+	}
+	a.log.Info("scheduled crawls", "sources", enabled, "file", f.sources.path)
+	ctx, cancel := context.WithCancel(ctx)
+	stopped := make(chan struct{})
+	go func() {
+		defer close(stopped)
+		defer fetcher.Close()
+		_ = sch.Run(ctx)
+	}()
+	return func() { cancel(); <-stopped }, nil
 }
 
 func rolesString(r workers.Roles) string {

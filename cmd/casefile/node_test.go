@@ -22,6 +22,9 @@ import (
 // TestMain lets the test binary run as the casefile command, so that a
 // test can kill it as a crash would.
 func TestMain(m *testing.M) {
+	// The tests' sites are one local host serving many pages at once:
+	// pacing per host is tested on its own (TestRunPacesRequestsPerHost).
+	os.Setenv("CASEFILE_HOST_PACING", "0")
 	if os.Getenv("CASEFILE_TEST_AS_COMMAND") == "1" {
 		os.Exit(run(context.Background(), os.Args[1:], os.Stdout, os.Stderr))
 	}

@@ -67,6 +67,9 @@ func Run(t *testing.T, open func(t *testing.T) casefile.Store) {
 		{"unsuccessful submissions are listed with their reasons", testUnsuccessful},
 		{"one url submitted and drafted concurrently makes one case", testConcurrentSameURL},
 		{"concurrent drafts of different urls get distinct ids", testConcurrentDistinct},
+		{"crawl state round-trips per source", testCrawlState},
+		{"the crawl seen set is per source and notices changed marks", testCrawlSeen},
+		{"one process at a time holds a source's crawl lease", testCrawlLease},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

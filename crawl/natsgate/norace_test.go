@@ -1,0 +1,5 @@
+//go:build !race
+
+package natsgate
+
+const raceEnabled = false

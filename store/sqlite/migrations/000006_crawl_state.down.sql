@@ -1,0 +1,2 @@
+DROP TABLE crawl_seen;
+DROP TABLE crawl_sources;
