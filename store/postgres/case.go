@@ -32,93 +32,136 @@ func (s *Store) SaveDraft(ctx context.Context, submissionID int64, d casefile.Dr
 	var res casefile.SaveResult
 	err = s.inTx(ctx, fmt.Sprintf("save draft of submission %d", submissionID), func(tx pgx.Tx) error {
 		res = casefile.SaveResult{}
-		now := s.now()
-		var sourceID int64
-		var sourceURL, archived string
-		err := tx.QueryRow(ctx, `
-			SELECT s.id, s.url, s.archived
-			FROM submissions sub JOIN sources s ON s.id = sub.source_id
-			WHERE sub.id = $1
-			FOR UPDATE OF s`, submissionID).Scan(&sourceID, &sourceURL, &archived)
-		if err != nil {
-			return notFound(err, "submission %d not found", submissionID)
-		}
-
-		var id int64
-		var status string
-		var version int
-		var curBody, curEvidence []byte
-		err = tx.QueryRow(ctx, `SELECT id, case_id, status, version, case_json, evidence_json FROM cases WHERE source_id = $1 FOR UPDATE`,
-			sourceID).Scan(&id, &res.CaseID, &status, &version, &curBody, &curEvidence)
-		found := err == nil
-		if err != nil && !errors.Is(err, pgx.ErrNoRows) {
-			return err
-		}
-
-		if found && casefile.CaseStatus(status) != casefile.CaseDraft {
-			res.Kept = true
-			return noteDrafted(ctx, tx, submissionID, sourceID, d.Case, sourceURL, now)
-		}
-
-		if archived == "" {
-			if a := store.DraftArchived(d.Case, sourceURL); a != "" {
-				archived = a
-				if _, err := tx.Exec(ctx, `UPDATE sources SET archived = $2, archive_state = 'archived' WHERE id = $1`, sourceID, a); err != nil {
-					return err
-				}
-			}
-		}
-
-		if !found {
-			var n int64
-			if err := tx.QueryRow(ctx, `SELECT nextval('case_number_seq')`).Scan(&n); err != nil {
-				return err
-			}
-			res.CaseID = store.CaseID(n)
-			res.Inserted = true
-			body, err := json.Marshal(store.PrepareDraft(d.Case, res.CaseID, sourceURL, archived, now))
-			if err != nil {
-				return fmt.Errorf("encode case: %w", err)
-			}
-			version = 1
-			err = tx.QueryRow(ctx, `
-				INSERT INTO cases (case_id, source_id, status, case_json, evidence_json, version, created_at, updated_at)
-				VALUES ($1, $2, 'draft', $3, $4, 1, $5, $5)
-				ON CONFLICT (source_id) DO NOTHING
-				RETURNING id`, res.CaseID, sourceID, body, evidence, now).Scan(&id)
-			if errors.Is(err, pgx.ErrNoRows) {
-				return errRetry // cannot happen while the source row is locked
-			}
-			if err != nil {
-				return err
-			}
-			return saveVersion(ctx, tx, id, version, submissionID, body, evidence, sourceID, d.Case, sourceURL, now)
-		}
-
-		next := store.PrepareDraft(d.Case, res.CaseID, sourceURL, archived, now)
-		var cur casefile.Case
-		var curEv []casefile.Evidence
-		if json.Unmarshal(curBody, &cur) == nil && json.Unmarshal(curEvidence, &curEv) == nil &&
-			store.SameDraft(cur, curEv, next, d.Evidence) {
-			res.Unchanged = true
-			return noteDrafted(ctx, tx, submissionID, sourceID, d.Case, sourceURL, now)
-		}
-		body, err := json.Marshal(next)
-		if err != nil {
-			return fmt.Errorf("encode case: %w", err)
-		}
-		err = tx.QueryRow(ctx, `
-			UPDATE cases SET case_json = $2, evidence_json = $3, version = version + 1, updated_at = $4
-			WHERE id = $1 RETURNING version`, id, body, evidence, now).Scan(&version)
-		if err != nil {
-			return err
-		}
-		return saveVersion(ctx, tx, id, version, submissionID, body, evidence, sourceID, d.Case, sourceURL, now)
+		return saveDraft(ctx, tx, submissionID, d, evidence, s.now(), &res)
 	})
 	if err != nil {
 		return casefile.SaveResult{}, err
 	}
 	return res, nil
+}
+
+// SaveDrafts stores the drafts as SaveDraft does, all in one transaction
+// (one commit for the batch), and returns a result per draft in order. A
+// draft whose submission is unknown gets an ErrNotFound error in its result
+// and changes nothing; any other error rolls the whole batch back and is
+// returned.
+func (s *Store) SaveDrafts(ctx context.Context, drafts []casefile.DraftToSave) ([]casefile.DraftSaved, error) {
+	if len(drafts) == 0 {
+		return nil, nil
+	}
+	evidence := make([][]byte, len(drafts))
+	for i, d := range drafts {
+		var err error
+		if evidence[i], err = json.Marshal(d.Draft.Evidence); err != nil {
+			return nil, fmt.Errorf("save draft of submission %d: encode evidence: %w", d.SubmissionID, err)
+		}
+	}
+	var out []casefile.DraftSaved
+	err := s.inTx(ctx, fmt.Sprintf("save %d drafts", len(drafts)), func(tx pgx.Tx) error {
+		out = make([]casefile.DraftSaved, len(drafts))
+		now := s.now()
+		for i, d := range drafts {
+			err := saveDraft(ctx, tx, d.SubmissionID, d.Draft, evidence[i], now, &out[i].SaveResult)
+			if casefile.KindOf(err) == casefile.KindNotFound {
+				out[i] = casefile.DraftSaved{Err: fmt.Errorf("save draft of submission %d: %w", d.SubmissionID, err)}
+				continue
+			}
+			if err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// saveDraft is SaveDraft's work inside the caller's transaction; its
+// results are in res.
+func saveDraft(ctx context.Context, tx pgx.Tx, submissionID int64, d casefile.Draft, evidence []byte, now time.Time, res *casefile.SaveResult) error {
+	var sourceID int64
+	var sourceURL, archived string
+	err := tx.QueryRow(ctx, `
+		SELECT s.id, s.url, s.archived
+		FROM submissions sub JOIN sources s ON s.id = sub.source_id
+		WHERE sub.id = $1
+		FOR UPDATE OF s`, submissionID).Scan(&sourceID, &sourceURL, &archived)
+	if err != nil {
+		return notFound(err, "submission %d not found", submissionID)
+	}
+
+	var id int64
+	var status string
+	var version int
+	var curBody, curEvidence []byte
+	err = tx.QueryRow(ctx, `SELECT id, case_id, status, version, case_json, evidence_json FROM cases WHERE source_id = $1 FOR UPDATE`,
+		sourceID).Scan(&id, &res.CaseID, &status, &version, &curBody, &curEvidence)
+	found := err == nil
+	if err != nil && !errors.Is(err, pgx.ErrNoRows) {
+		return err
+	}
+
+	if found && casefile.CaseStatus(status) != casefile.CaseDraft {
+		res.Kept = true
+		return noteDrafted(ctx, tx, submissionID, sourceID, d.Case, sourceURL, now)
+	}
+
+	if archived == "" {
+		if a := store.DraftArchived(d.Case, sourceURL); a != "" {
+			archived = a
+			if _, err := tx.Exec(ctx, `UPDATE sources SET archived = $2, archive_state = 'archived' WHERE id = $1`, sourceID, a); err != nil {
+				return err
+			}
+		}
+	}
+
+	if !found {
+		var n int64
+		if err := tx.QueryRow(ctx, `SELECT nextval('case_number_seq')`).Scan(&n); err != nil {
+			return err
+		}
+		res.CaseID = store.CaseID(n)
+		res.Inserted = true
+		body, err := json.Marshal(store.PrepareDraft(d.Case, res.CaseID, sourceURL, archived, now))
+		if err != nil {
+			return fmt.Errorf("encode case: %w", err)
+		}
+		version = 1
+		err = tx.QueryRow(ctx, `
+			INSERT INTO cases (case_id, source_id, status, case_json, evidence_json, version, created_at, updated_at)
+			VALUES ($1, $2, 'draft', $3, $4, 1, $5, $5)
+			ON CONFLICT (source_id) DO NOTHING
+			RETURNING id`, res.CaseID, sourceID, body, evidence, now).Scan(&id)
+		if errors.Is(err, pgx.ErrNoRows) {
+			return errRetry // cannot happen while the source row is locked
+		}
+		if err != nil {
+			return err
+		}
+		return saveVersion(ctx, tx, id, version, submissionID, body, evidence, sourceID, d.Case, sourceURL, now)
+	}
+
+	next := store.PrepareDraft(d.Case, res.CaseID, sourceURL, archived, now)
+	var cur casefile.Case
+	var curEv []casefile.Evidence
+	if json.Unmarshal(curBody, &cur) == nil && json.Unmarshal(curEvidence, &curEv) == nil &&
+		store.SameDraft(cur, curEv, next, d.Evidence) {
+		res.Unchanged = true
+		return noteDrafted(ctx, tx, submissionID, sourceID, d.Case, sourceURL, now)
+	}
+	body, err := json.Marshal(next)
+	if err != nil {
+		return fmt.Errorf("encode case: %w", err)
+	}
+	err = tx.QueryRow(ctx, `
+		UPDATE cases SET case_json = $2, evidence_json = $3, version = version + 1, updated_at = $4
+		WHERE id = $1 RETURNING version`, id, body, evidence, now).Scan(&version)
+	if err != nil {
+		return err
+	}
+	return saveVersion(ctx, tx, id, version, submissionID, body, evidence, sourceID, d.Case, sourceURL, now)
 }
 
 // saveVersion records a stored draft as a version of its case, notes the
