@@ -12,14 +12,17 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/incidentlib/casefile"
 	"github.com/incidentlib/casefile/crawl"
 	"github.com/incidentlib/casefile/normalize"
+	"github.com/incidentlib/casefile/store/postgres/postgrestest"
 	"github.com/incidentlib/casefile/store/sqlite"
 	"github.com/incidentlib/casefile/workers"
 )
@@ -109,30 +112,85 @@ func BenchmarkThroughput(b *testing.B) {
 	})
 	b.Run("end-to-end", func(b *testing.B) {
 		st, js := pipelineParts(b)
-		d := newDrafter(b)
-		p := &workers.Pipeline{JS: js, Store: st, Draft: d.Draft, Roles: workers.Roles{Relay: true, Workers: true}, Log: quiet,
-			Config: workers.Config{FetchSlots: 4, RelayInterval: 20 * time.Millisecond}}
-		ctx, cancel := context.WithCancel(context.Background())
-		done := make(chan error, 1)
-		go func() { done <- p.Run(ctx) }()
-		defer func() { cancel(); <-done }()
-		op := 0
-		start := time.Now()
-		for b.Loop() {
-			batch := "bench-" + strconv.Itoa(op)
-			submitAll(b, st, batch, urls(op))
-			p.Kick()
-			waitBatch(b, st, batch, pagesPerOp)
-			op++
-		}
-		b.ReportMetric(float64(op*pagesPerOp)/time.Since(start).Seconds(), "pages/s")
+		endToEnd(b, st, js, urls)
+	})
+	b.Run("end-to-end-postgres", func(b *testing.B) {
+		st := postgrestest.MustOpen(b)
+		endToEnd(b, st, embeddedNATS(b), urls)
 	})
 }
 
+// endToEnd runs the whole pipeline on st and js, pagesPerOp URLs per op,
+// and reports pages/s with the review store calls and the NATS messages
+// (both directions, on the pipeline's connection) per page.
+func endToEnd(b *testing.B, st casefile.Store, js jetstream.JetStream, urls func(op int) []string) {
+	d := newDrafter(b)
+	counted := &countingStore{Store: st}
+	p := &workers.Pipeline{JS: js, Store: counted, Draft: d.Draft, Roles: workers.Roles{Relay: true, Workers: true}, Log: quiet,
+		Config: workers.Config{FetchSlots: 4, RelayInterval: 20 * time.Millisecond}}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- p.Run(ctx) }()
+	defer func() { cancel(); <-done }()
+	op := 0
+	var calls0 int64
+	var nats0 nats.Statistics
+	start := time.Now()
+	for b.Loop() {
+		if op == 0 {
+			// The first op also sets up the streams: counted from the second.
+			calls0, nats0 = counted.calls.Load(), js.Conn().Stats()
+		}
+		batch := "bench-" + strconv.Itoa(op)
+		submitAll(b, st, batch, urls(op))
+		p.Kick()
+		waitBatch(b, st, batch, pagesPerOp)
+		op++
+	}
+	b.ReportMetric(float64(op*pagesPerOp)/time.Since(start).Seconds(), "pages/s")
+	if pages := float64((op - 1) * pagesPerOp); pages > 0 {
+		ns := js.Conn().Stats()
+		b.ReportMetric(float64(counted.calls.Load()-calls0)/pages, "store-calls/page")
+		b.ReportMetric(float64(ns.InMsgs+ns.OutMsgs-nats0.InMsgs-nats0.OutMsgs)/pages, "nats-msgs/page")
+	}
+}
+
+// countingStore counts the pipeline's calls of the review store (each is
+// one transaction or one query).
+type countingStore struct {
+	casefile.Store
+	calls atomic.Int64
+}
+
+func (c *countingStore) Outbox(ctx context.Context, limit int) ([]casefile.OutboxEntry, error) {
+	c.calls.Add(1)
+	return c.Store.Outbox(ctx, limit)
+}
+
+func (c *countingStore) MarkSent(ctx context.Context, ids []int64) error {
+	c.calls.Add(1)
+	return c.Store.MarkSent(ctx, ids)
+}
+
+func (c *countingStore) StartAttempt(ctx context.Context, id int64) (bool, error) {
+	c.calls.Add(1)
+	return c.Store.StartAttempt(ctx, id)
+}
+
+func (c *countingStore) SaveDraft(ctx context.Context, id int64, d casefile.Draft) (casefile.SaveResult, error) {
+	c.calls.Add(1)
+	return c.Store.SaveDraft(ctx, id, d)
+}
+
+func (c *countingStore) Finish(ctx context.Context, id int64, state casefile.SubmissionState, reason string) error {
+	c.calls.Add(1)
+	return c.Store.Finish(ctx, id, state, reason)
+}
+
 // BenchmarkQueuedMemory measures the process's heap and the stream's bytes
-// with 1,000 and 10,000 URLs submitted and queued (no workers running).
+// with 1,000, 10,000 and 100,000 URLs submitted and queued (no workers running).
 func BenchmarkQueuedMemory(b *testing.B) {
-	for _, n := range []int{1000, 10000} {
+	for _, n := range []int{1000, 10000, 100000} {
 		b.Run(strconv.Itoa(n), func(b *testing.B) {
 			for b.Loop() {
 				b.StopTimer()
@@ -180,12 +238,19 @@ func BenchmarkQueuedMemory(b *testing.B) {
 // temporary folder.
 func pipelineParts(b *testing.B) (casefile.Store, jetstream.JetStream) {
 	b.Helper()
-	dir := b.TempDir()
-	st, err := sqlite.Open(context.Background(), filepath.Join(dir, "casefile.db"))
+	st, err := sqlite.Open(context.Background(), filepath.Join(b.TempDir(), "casefile.db"))
 	if err != nil {
 		b.Fatal(err)
 	}
-	ns, err := workers.StartEmbedded(workers.EmbeddedConfig{Dir: dir})
+	b.Cleanup(func() { st.Close() })
+	return st, embeddedNATS(b)
+}
+
+// embeddedNATS starts a NATS server in the process, its files in a
+// temporary folder, and connects to it.
+func embeddedNATS(b *testing.B) jetstream.JetStream {
+	b.Helper()
+	ns, err := workers.StartEmbedded(workers.EmbeddedConfig{Dir: b.TempDir()})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -197,8 +262,8 @@ func pipelineParts(b *testing.B) (casefile.Store, jetstream.JetStream) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	b.Cleanup(func() { nc.Close(); ns.Shutdown(); st.Close() })
-	return st, js
+	b.Cleanup(func() { nc.Close(); ns.Shutdown() })
+	return js
 }
 
 func submitAll(b *testing.B, st casefile.Store, batch string, urls []string) {
