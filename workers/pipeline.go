@@ -42,6 +42,11 @@ type Config struct {
 	// RelayInterval is how often the relay looks for unsent submissions
 	// when not woken by Kick. Default 1s.
 	RelayInterval time.Duration
+	// RelayAhead bounds the fetch jobs waiting in the stream for a worker:
+	// the relay publishes more only while fewer wait, and the rest stay in
+	// the outbox (on disk), so that neither the stream nor the server's
+	// index of message ids grows with a backfill's size. Default 1,000.
+	RelayAhead int
 	// StoreRetryFor is how long a job holds its message (with heartbeats)
 	// while the review store is unavailable before it gives the message
 	// back with a delay. Default 10m.
@@ -74,6 +79,9 @@ func (c Config) withDefaults() Config {
 	}
 	if c.RelayInterval <= 0 {
 		c.RelayInterval = time.Second
+	}
+	if c.RelayAhead <= 0 {
+		c.RelayAhead = 1000
 	}
 	if c.StoreRetryFor <= 0 {
 		c.StoreRetryFor = 10 * time.Minute
@@ -227,8 +235,26 @@ func (p *Pipeline) relay(ctx context.Context) error {
 }
 
 func (p *Pipeline) relayOnce(ctx context.Context) error {
+	var fetch jetstream.Consumer
 	for {
-		entries, err := p.Store.Outbox(ctx, 100)
+		// Room in the queue: jobs not yet taken by a fetch worker, below
+		// Config.RelayAhead. A full queue waits for the next tick.
+		if fetch == nil {
+			c, err := p.JS.Consumer(ctx, StreamName, ConsumerFetch)
+			if err != nil {
+				return fmt.Errorf("look up the fetch queue: %w", err)
+			}
+			fetch = c
+		}
+		info, err := fetch.Info(ctx)
+		if err != nil {
+			return fmt.Errorf("read the fetch queue's depth: %w", err)
+		}
+		room := p.Config.RelayAhead - int(info.NumPending)
+		if room <= 0 {
+			return nil
+		}
+		entries, err := p.Store.Outbox(ctx, min(room, 100))
 		if err != nil {
 			return fmt.Errorf("read outbox: %w", err)
 		}
@@ -283,7 +309,7 @@ func (p *Pipeline) relayOnce(ctx context.Context) error {
 		if pubErr != nil {
 			return pubErr
 		}
-		if len(entries) < 100 {
+		if len(entries) < min(room, 100) {
 			return nil
 		}
 	}
