@@ -165,34 +165,35 @@ func saveDraft(ctx context.Context, tx pgx.Tx, submissionID int64, d casefile.Dr
 }
 
 // saveVersion records a stored draft as a version of its case, notes the
-// fetch on the source and marks the submission drafted.
+// fetch on the source and marks the submission drafted, all in one round
+// trip.
 func saveVersion(ctx context.Context, tx pgx.Tx, caseRowID int64, version int, submissionID int64, body, evidence []byte,
 	sourceID int64, c casefile.Case, sourceURL string, now time.Time) error {
-	_, err := tx.Exec(ctx, `
+	b := &pgx.Batch{}
+	b.Queue(`
 		INSERT INTO case_versions (case_id, version, submission_id, case_json, evidence_json, created_at)
 		VALUES ($1, $2, $3, $4, $5, $6)`, caseRowID, version, submissionID, body, evidence, now)
-	if err != nil {
-		return err
-	}
-	return noteDrafted(ctx, tx, submissionID, sourceID, c, sourceURL, now)
+	queueDrafted(b, submissionID, sourceID, c, sourceURL, now)
+	return tx.SendBatch(ctx, b).Close()
 }
 
 // noteDrafted records that the source's page was read and marks the
 // submission, and the open ones it answers, drafted.
 func noteDrafted(ctx context.Context, tx pgx.Tx, submissionID, sourceID int64, c casefile.Case, sourceURL string, now time.Time) error {
-	_, err := tx.Exec(ctx, `
+	b := &pgx.Batch{}
+	queueDrafted(b, submissionID, sourceID, c, sourceURL, now)
+	return tx.SendBatch(ctx, b).Close()
+}
+
+// queueDrafted adds noteDrafted's statements to b, which sends them in one
+// round trip (they run in order).
+func queueDrafted(b *pgx.Batch, submissionID, sourceID int64, c casefile.Case, sourceURL string, now time.Time) {
+	b.Queue(`
 		UPDATE sources SET kind = CASE WHEN $2::text <> '' THEN $2::text ELSE kind END,
 			fetch_state = 'fetched', last_fetched_at = $3, updated_at = $3
 		WHERE id = $1`, sourceID, store.SourceKind(c, sourceURL), now)
-	if err != nil {
-		return err
-	}
-	_, err = tx.Exec(ctx, `UPDATE submissions SET state = 'drafted', error = '', updated_at = $2 WHERE id = $1`,
-		submissionID, now)
-	if err != nil {
-		return err
-	}
-	return settleAnswered(ctx, tx, submissionID, now)
+	b.Queue(`UPDATE submissions SET state = 'drafted', error = '', updated_at = $2 WHERE id = $1`, submissionID, now)
+	b.Queue(settleAnsweredSQL, submissionID, now)
 }
 
 // SetArchived records archived, a capture the archive stage found, as the

@@ -147,13 +147,17 @@ func lockSource(ctx context.Context, tx pgx.Tx, submissionID int64) error {
 // settleAnswered gives the open submissions the submission answers its
 // final state and reason, once it has one.
 func settleAnswered(ctx context.Context, tx pgx.Tx, submissionID int64, now time.Time) error {
-	_, err := tx.Exec(ctx, `
+	_, err := tx.Exec(ctx, settleAnsweredSQL, submissionID, now)
+	return err
+}
+
+// settleAnsweredSQL is settleAnswered's statement ($1 the submission, $2
+// the time).
+const settleAnsweredSQL = `
 		UPDATE submissions AS f SET state = p.state, error = p.error, updated_at = $2
 		FROM submissions AS p
 		WHERE p.id = $1 AND f.answered_by = p.id
-			AND f.state IN ('queued', 'running') AND p.state NOT IN ('queued', 'running')`, submissionID, now)
-	return err
-}
+			AND f.state IN ('queued', 'running') AND p.state NOT IN ('queued', 'running')`
 
 // Submission returns the submission with the given id, or an ErrNotFound
 // error.
