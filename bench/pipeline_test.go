@@ -90,7 +90,7 @@ func BenchmarkThroughput(b *testing.B) {
 	b.Run("draft-only", func(b *testing.B) {
 		d := newDrafter(b)
 		op := 0
-		start := time.Now()
+		start, cpu0 := time.Now(), cpuTime()
 		for b.Loop() {
 			var wg sync.WaitGroup
 			sem := make(chan struct{}, 4)
@@ -109,6 +109,7 @@ func BenchmarkThroughput(b *testing.B) {
 			op++
 		}
 		b.ReportMetric(float64(op*pagesPerOp)/time.Since(start).Seconds(), "pages/s")
+		b.ReportMetric(float64(cpuTime()-cpu0)/float64(time.Millisecond)/float64(op*pagesPerOp), "cpu-ms/page")
 	})
 	b.Run("end-to-end", func(b *testing.B) {
 		st, js := pipelineParts(b)
@@ -135,11 +136,14 @@ func endToEnd(b *testing.B, st casefile.Store, js jetstream.JetStream, urls func
 	op := 0
 	var calls0 int64
 	var nats0 nats.Statistics
+	var cpu0 time.Duration
 	start := time.Now()
 	for b.Loop() {
 		if op == 0 {
 			// The first op also sets up the streams: counted from the second.
 			calls0, nats0 = counted.calls.Load(), js.Conn().Stats()
+		} else if op == 1 {
+			cpu0 = cpuTime()
 		}
 		batch := "bench-" + strconv.Itoa(op)
 		submitAll(b, st, batch, urls(op))
@@ -152,6 +156,9 @@ func endToEnd(b *testing.B, st casefile.Store, js jetstream.JetStream, urls func
 		ns := js.Conn().Stats()
 		b.ReportMetric(float64(counted.calls.Load()-calls0)/pages, "store-calls/page")
 		b.ReportMetric(float64(ns.InMsgs+ns.OutMsgs-nats0.InMsgs-nats0.OutMsgs)/pages, "nats-msgs/page")
+	}
+	if op > 1 {
+		b.ReportMetric(float64(cpuTime()-cpu0)/float64(time.Millisecond)/float64((op-1)*pagesPerOp), "cpu-ms/page")
 	}
 }
 
