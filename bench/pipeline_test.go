@@ -189,6 +189,11 @@ func (c *countingStore) SaveDraft(ctx context.Context, id int64, d casefile.Draf
 	return c.Store.SaveDraft(ctx, id, d)
 }
 
+func (c *countingStore) SaveDrafts(ctx context.Context, drafts []casefile.DraftToSave) ([]casefile.DraftSaved, error) {
+	c.calls.Add(1)
+	return c.Store.SaveDrafts(ctx, drafts)
+}
+
 func (c *countingStore) Finish(ctx context.Context, id int64, state casefile.SubmissionState, reason string) error {
 	c.calls.Add(1)
 	return c.Store.Finish(ctx, id, state, reason)
