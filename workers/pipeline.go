@@ -237,6 +237,13 @@ func (p *Pipeline) relay(ctx context.Context) error {
 func (p *Pipeline) relayOnce(ctx context.Context) error {
 	var fetch jetstream.Consumer
 	for {
+		entries, err := p.Store.Outbox(ctx, 100)
+		if err != nil {
+			return fmt.Errorf("read outbox: %w", err)
+		}
+		if len(entries) == 0 {
+			return nil
+		}
 		// Room in the queue: jobs not yet taken by a fetch worker, below
 		// Config.RelayAhead. A full queue waits for the next tick.
 		if fetch == nil {
@@ -254,12 +261,9 @@ func (p *Pipeline) relayOnce(ctx context.Context) error {
 		if room <= 0 {
 			return nil
 		}
-		entries, err := p.Store.Outbox(ctx, min(room, 100))
-		if err != nil {
-			return fmt.Errorf("read outbox: %w", err)
-		}
-		if len(entries) == 0 {
-			return nil
+		full := len(entries) == 100
+		if len(entries) > room {
+			entries, full = entries[:room], false
 		}
 		// The batch is published at once and its acks gathered after: one
 		// wait for the batch instead of one round trip per entry. Only
@@ -309,7 +313,7 @@ func (p *Pipeline) relayOnce(ctx context.Context) error {
 		if pubErr != nil {
 			return pubErr
 		}
-		if len(entries) < min(room, 100) {
+		if !full {
 			return nil
 		}
 	}
