@@ -205,6 +205,20 @@ type SaveResult struct {
 	Unchanged bool
 }
 
+// DraftToSave is one draft of a SaveDrafts batch.
+type DraftToSave struct {
+	SubmissionID int64
+	Draft        Draft
+}
+
+// DraftSaved is what SaveDrafts did with one draft. Err is that draft's
+// own failure (ErrNotFound for an unknown submission), in which case
+// nothing of it was stored.
+type DraftSaved struct {
+	SaveResult
+	Err error
+}
+
 // Store is the review store: sources, submissions, cases and dead letters.
 // Postgres (store/postgres) and the embedded SQLite store (store/sqlite)
 // implement it and pass the same contract tests (store/storetest).
@@ -243,6 +257,11 @@ type Store interface {
 	// the current version writes none), and marks the submission and those
 	// it answers drafted, all in one transaction.
 	SaveDraft(ctx context.Context, submissionID int64, d Draft) (SaveResult, error)
+	// SaveDrafts stores several drafts, each as SaveDraft would, in one
+	// transaction, and returns one result per draft in the order given. A
+	// draft of an unknown submission gets its error in its result and the
+	// others are stored; an error returned means none was.
+	SaveDrafts(ctx context.Context, drafts []DraftToSave) ([]DraftSaved, error)
 	// Finish marks an open submission, and those it answers, with a final
 	// state other than drafted and its reason. A final submission is left
 	// as it is.

@@ -12,14 +12,17 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/incidentlib/casefile"
 	"github.com/incidentlib/casefile/crawl"
 	"github.com/incidentlib/casefile/normalize"
+	"github.com/incidentlib/casefile/store/postgres/postgrestest"
 	"github.com/incidentlib/casefile/store/sqlite"
 	"github.com/incidentlib/casefile/workers"
 	"github.com/incidentlib/casefile/workers/draftstep"
@@ -88,7 +91,7 @@ func BenchmarkThroughput(b *testing.B) {
 	b.Run("draft-only", func(b *testing.B) {
 		d := newDrafter(b)
 		op := 0
-		start := time.Now()
+		start, cpu0 := time.Now(), cpuTime()
 		for b.Loop() {
 			var wg sync.WaitGroup
 			sem := make(chan struct{}, 4)
@@ -107,33 +110,102 @@ func BenchmarkThroughput(b *testing.B) {
 			op++
 		}
 		b.ReportMetric(float64(op*pagesPerOp)/time.Since(start).Seconds(), "pages/s")
+		b.ReportMetric(float64(cpuTime()-cpu0)/float64(time.Millisecond)/float64(op*pagesPerOp), "cpu-ms/page")
 	})
 	b.Run("end-to-end", func(b *testing.B) {
 		st, js := pipelineParts(b)
-		d := newDrafter(b)
-		p := &workers.Pipeline{JS: js, Store: st, Draft: d.Draft, Roles: workers.Roles{Relay: true, Workers: true}, Log: quiet,
-			Config: workers.Config{FetchSlots: 4, RelayInterval: 20 * time.Millisecond}}
-		ctx, cancel := context.WithCancel(context.Background())
-		done := make(chan error, 1)
-		go func() { done <- p.Run(ctx) }()
-		defer func() { cancel(); <-done }()
-		op := 0
-		start := time.Now()
-		for b.Loop() {
-			batch := "bench-" + strconv.Itoa(op)
-			submitAll(b, st, batch, urls(op))
-			p.Kick()
-			waitBatch(b, st, batch, pagesPerOp)
-			op++
-		}
-		b.ReportMetric(float64(op*pagesPerOp)/time.Since(start).Seconds(), "pages/s")
+		endToEnd(b, st, js, urls)
+	})
+	b.Run("end-to-end-postgres", func(b *testing.B) {
+		st := postgrestest.MustOpen(b)
+		endToEnd(b, st, embeddedNATS(b), urls)
 	})
 }
 
+// endToEnd runs the whole pipeline on st and js, pagesPerOp URLs per op,
+// and reports pages/s with the review store calls and the NATS messages
+// (both directions, on the pipeline's connection) per page.
+func endToEnd(b *testing.B, st casefile.Store, js jetstream.JetStream, urls func(op int) []string) {
+	d := newDrafter(b)
+	counted := &countingStore{Store: st}
+	p := &workers.Pipeline{JS: js, Store: counted, Draft: d.Draft, Roles: workers.Roles{Relay: true, Workers: true}, Log: quiet,
+		Config: workers.Config{FetchSlots: 4, RelayInterval: 20 * time.Millisecond}}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- p.Run(ctx) }()
+	defer func() { cancel(); <-done }()
+	op := 0
+	var calls0 int64
+	var nats0 nats.Statistics
+	var cpu0 time.Duration
+	start := time.Now()
+	for b.Loop() {
+		if op == 0 {
+			// The first op also sets up the streams: counted from the second.
+			calls0, nats0 = counted.calls.Load(), js.Conn().Stats()
+		} else if op == 1 {
+			cpu0 = cpuTime()
+		}
+		batch := "bench-" + strconv.Itoa(op)
+		submitAll(b, st, batch, urls(op))
+		p.Kick()
+		waitBatch(b, st, batch, pagesPerOp)
+		op++
+	}
+	b.ReportMetric(float64(op*pagesPerOp)/time.Since(start).Seconds(), "pages/s")
+	if pages := float64((op - 1) * pagesPerOp); pages > 0 {
+		ns := js.Conn().Stats()
+		b.ReportMetric(float64(counted.calls.Load()-calls0)/pages, "store-calls/page")
+		b.ReportMetric(float64(ns.InMsgs+ns.OutMsgs-nats0.InMsgs-nats0.OutMsgs)/pages, "nats-msgs/page")
+	}
+	if op > 1 {
+		b.ReportMetric(float64(cpuTime()-cpu0)/float64(time.Millisecond)/float64((op-1)*pagesPerOp), "cpu-ms/page")
+	}
+}
+
+// countingStore counts the pipeline's calls of the review store (each is
+// one transaction or one query).
+type countingStore struct {
+	casefile.Store
+	calls atomic.Int64
+}
+
+func (c *countingStore) Outbox(ctx context.Context, limit int) ([]casefile.OutboxEntry, error) {
+	c.calls.Add(1)
+	return c.Store.Outbox(ctx, limit)
+}
+
+func (c *countingStore) MarkSent(ctx context.Context, ids []int64) error {
+	c.calls.Add(1)
+	return c.Store.MarkSent(ctx, ids)
+}
+
+func (c *countingStore) StartAttempt(ctx context.Context, id int64) (bool, error) {
+	c.calls.Add(1)
+	return c.Store.StartAttempt(ctx, id)
+}
+
+func (c *countingStore) SaveDraft(ctx context.Context, id int64, d casefile.Draft) (casefile.SaveResult, error) {
+	c.calls.Add(1)
+	return c.Store.SaveDraft(ctx, id, d)
+}
+
+func (c *countingStore) SaveDrafts(ctx context.Context, drafts []casefile.DraftToSave) ([]casefile.DraftSaved, error) {
+	c.calls.Add(1)
+	return c.Store.SaveDrafts(ctx, drafts)
+}
+
+func (c *countingStore) Finish(ctx context.Context, id int64, state casefile.SubmissionState, reason string) error {
+	c.calls.Add(1)
+	return c.Store.Finish(ctx, id, state, reason)
+}
+
 // BenchmarkQueuedMemory measures the process's heap and the stream's bytes
-// with 1,000 and 10,000 URLs submitted and queued (no workers running).
+// with 1,000, 10,000 and 100,000 URLs submitted and queued (no workers
+// running): the relay has filled the stream up to Config.RelayAhead and
+// the rest wait in the outbox.
 func BenchmarkQueuedMemory(b *testing.B) {
-	for _, n := range []int{1000, 10000} {
+	for _, n := range []int{1000, 10000, 100000} {
 		b.Run(strconv.Itoa(n), func(b *testing.B) {
 			for b.Loop() {
 				b.StopTimer()
@@ -154,9 +226,12 @@ func BenchmarkQueuedMemory(b *testing.B) {
 					submitAll(b, st, "mem", urls[i:min(i+500, n)])
 				}
 				p.Kick()
+				// Queued: the relay's share in the stream, the rest in the
+				// outbox.
+				inStream := uint64(min(n, p.Config.RelayAhead))
 				for {
 					depth, err := workers.QueueDepth(context.Background(), js)
-					if err == nil && depth[workers.ConsumerFetch] == uint64(n) {
+					if err == nil && depth[workers.ConsumerFetch] == inStream {
 						break
 					}
 					time.Sleep(20 * time.Millisecond)
@@ -168,6 +243,8 @@ func BenchmarkQueuedMemory(b *testing.B) {
 				s, _ := js.Stream(context.Background(), workers.StreamName)
 				info, _ := s.Info(context.Background())
 				b.ReportMetric(float64(int64(after.HeapInuse)-int64(base.HeapInuse))/(1<<20), "heap-MiB")
+				// Live objects only, without the spans' free room.
+				b.ReportMetric(float64(int64(after.HeapAlloc)-int64(base.HeapAlloc))/(1<<20), "live-MiB")
 				b.ReportMetric(float64(info.State.Bytes)/(1<<20), "stream-MiB")
 				cancel()
 				<-done
@@ -181,12 +258,19 @@ func BenchmarkQueuedMemory(b *testing.B) {
 // temporary folder.
 func pipelineParts(b *testing.B) (casefile.Store, jetstream.JetStream) {
 	b.Helper()
-	dir := b.TempDir()
-	st, err := sqlite.Open(context.Background(), filepath.Join(dir, "casefile.db"))
+	st, err := sqlite.Open(context.Background(), filepath.Join(b.TempDir(), "casefile.db"))
 	if err != nil {
 		b.Fatal(err)
 	}
-	ns, err := workers.StartEmbedded(workers.EmbeddedConfig{Dir: dir})
+	b.Cleanup(func() { st.Close() })
+	return st, embeddedNATS(b)
+}
+
+// embeddedNATS starts a NATS server in the process, its files in a
+// temporary folder, and connects to it.
+func embeddedNATS(b *testing.B) jetstream.JetStream {
+	b.Helper()
+	ns, err := workers.StartEmbedded(workers.EmbeddedConfig{Dir: b.TempDir()})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -198,8 +282,8 @@ func pipelineParts(b *testing.B) (casefile.Store, jetstream.JetStream) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	b.Cleanup(func() { nc.Close(); ns.Shutdown(); st.Close() })
-	return st, js
+	b.Cleanup(func() { nc.Close(); ns.Shutdown() })
+	return js
 }
 
 func submitAll(b *testing.B, st casefile.Store, batch string, urls []string) {

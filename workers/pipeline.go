@@ -49,6 +49,11 @@ type Config struct {
 	// RelayInterval is how often the relay looks for unsent submissions
 	// when not woken by Kick. Default 1s.
 	RelayInterval time.Duration
+	// RelayAhead bounds the fetch jobs waiting in the stream for a worker:
+	// the relay publishes more only while fewer wait, and the rest stay in
+	// the outbox (on disk), so that neither the stream nor the server's
+	// index of message ids grows with a backfill's size. Default 1,000.
+	RelayAhead int
 	// StoreRetryFor is how long a job holds its message (with heartbeats)
 	// while the review store is unavailable before it gives the message
 	// back with a delay. Default 10m.
@@ -81,6 +86,9 @@ func (c Config) withDefaults() Config {
 	}
 	if c.RelayInterval <= 0 {
 		c.RelayInterval = time.Second
+	}
+	if c.RelayAhead <= 0 {
+		c.RelayAhead = 1000
 	}
 	if c.StoreRetryFor <= 0 {
 		c.StoreRetryFor = 10 * time.Minute
@@ -188,7 +196,7 @@ func (p *Pipeline) Run(ctx context.Context) error {
 			return p.consume(ctx, StreamName, ConsumerFetch, p.Config.FetchSlots, p.handleFetch)
 		})
 		start("store workers", func(ctx context.Context) error {
-			return p.consume(ctx, StreamName, ConsumerStore, p.Config.StoreSlots, p.handleStore)
+			return p.pull(ctx, StreamName, ConsumerStore, p.Config.StoreSlots, storeGroup, p.storeDrafts)
 		})
 		if p.Archive != nil {
 			start("archive workers", func(ctx context.Context) error {
@@ -234,6 +242,7 @@ func (p *Pipeline) relay(ctx context.Context) error {
 }
 
 func (p *Pipeline) relayOnce(ctx context.Context) error {
+	var fetch jetstream.Consumer
 	for {
 		entries, err := p.Store.Outbox(ctx, 100)
 		if err != nil {
@@ -242,7 +251,31 @@ func (p *Pipeline) relayOnce(ctx context.Context) error {
 		if len(entries) == 0 {
 			return nil
 		}
-		var sent []int64
+		// Room in the queue: jobs not yet taken by a fetch worker, below
+		// Config.RelayAhead. A full queue waits for the next tick.
+		if fetch == nil {
+			c, err := p.JS.Consumer(ctx, StreamName, ConsumerFetch)
+			if err != nil {
+				return fmt.Errorf("look up the fetch queue: %w", err)
+			}
+			fetch = c
+		}
+		info, err := fetch.Info(ctx)
+		if err != nil {
+			return fmt.Errorf("read the fetch queue's depth: %w", err)
+		}
+		room := p.Config.RelayAhead - int(info.NumPending)
+		if room <= 0 {
+			return nil
+		}
+		full := len(entries) == 100
+		if len(entries) > room {
+			entries, full = entries[:room], false
+		}
+		// The batch is published at once and its acks gathered after: one
+		// wait for the batch instead of one round trip per entry. Only
+		// entries whose publish the server confirmed are marked sent.
+		futures := make([]jetstream.PubAckFuture, 0, len(entries))
 		var pubErr error
 		for _, e := range entries {
 			target := e.RawURL
@@ -250,15 +283,35 @@ func (p *Pipeline) relayOnce(ctx context.Context) error {
 				target = e.URL
 			}
 			data, _ := json.Marshal(fetchJob{SubmissionID: e.SubmissionID, URL: target})
-			pctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-			_, err := p.JS.Publish(pctx, SubjectFetch, data, jetstream.WithMsgID(fmt.Sprintf("fetch-%d", e.SubmissionID)))
-			cancel()
+			f, err := p.JS.PublishAsync(SubjectFetch, data, jetstream.WithMsgID(fmt.Sprintf("fetch-%d", e.SubmissionID)))
 			if err != nil {
 				pubErr = fmt.Errorf("publish submission %d: %w", e.SubmissionID, err)
 				break
 			}
-			sent = append(sent, e.SubmissionID)
+			futures = append(futures, f)
 		}
+		var sent []int64
+		timeout := time.NewTimer(10 * time.Second)
+	acks:
+		for i, f := range futures {
+			select {
+			case <-f.Ok():
+				sent = append(sent, entries[i].SubmissionID)
+			case err := <-f.Err():
+				if pubErr == nil {
+					pubErr = fmt.Errorf("publish submission %d: %w", entries[i].SubmissionID, err)
+				}
+			case <-timeout.C:
+				if pubErr == nil {
+					pubErr = fmt.Errorf("publish submission %d: no ack within 10s", entries[i].SubmissionID)
+				}
+				break acks
+			case <-ctx.Done():
+				timeout.Stop()
+				return ctx.Err()
+			}
+		}
+		timeout.Stop()
 		if len(sent) > 0 {
 			if err := p.Store.MarkSent(ctx, sent); err != nil {
 				return fmt.Errorf("mark outbox sent: %w", err)
@@ -267,7 +320,7 @@ func (p *Pipeline) relayOnce(ctx context.Context) error {
 		if pubErr != nil {
 			return pubErr
 		}
-		if len(entries) < 100 {
+		if !full {
 			return nil
 		}
 	}
@@ -278,12 +331,29 @@ func (p *Pipeline) relayOnce(ctx context.Context) error {
 type handler func(ctx context.Context, msg jetstream.Msg) error
 
 func (p *Pipeline) consume(ctx context.Context, stream, name string, slots int, h handler) error {
+	return p.pull(ctx, stream, name, slots, 1, func(jobCtx context.Context, msgs []jetstream.Msg) {
+		p.runJob(jobCtx, name, msgs[0], h)
+	})
+}
+
+// pull runs a consumer's pull loop and hands the jobs to run, at most
+// slots calls of run at a time, each with up to group messages that
+// arrived together. Jobs outlive ctx by the shutdown grace, so that a
+// Ctrl-C finishes what is in hand instead of wasting it.
+//
+// One pull request asks for as many jobs as there are free places, so no
+// job waits delivered but unworked (its AckWait would run meanwhile) and
+// a busy stage pulls once per batch, not once per job. Every request
+// expires after pullWait and the loop then asks again: a request lost by
+// the server (the one-message Messages() iterator lost its own now and
+// then, and the stage idled until the pull expired) costs at most that
+// long. While a request is open, any job that arrives goes to it, so
+// places freed meanwhile wait only when there is nothing to give them.
+func (p *Pipeline) pull(ctx context.Context, stream, name string, slots, group int, run func(context.Context, []jetstream.Msg)) error {
 	cons, err := p.openConsumer(ctx, stream, name)
 	if err != nil {
 		return err
 	}
-	// Jobs outlive ctx by the shutdown grace, so that a Ctrl-C finishes
-	// what is in hand instead of wasting it.
 	jobCtx, cancelJobs := context.WithCancel(context.WithoutCancel(ctx))
 	defer cancelJobs()
 	context.AfterFunc(ctx, func() {
@@ -291,35 +361,90 @@ func (p *Pipeline) consume(ctx context.Context, stream, name string, slots int, 
 		context.AfterFunc(jobCtx, func() { t.Stop() })
 	})
 
-	// Each slot pulls one message at a time, only when it is free, so no
-	// job waits delivered but unworked (its AckWait would run meanwhile).
-	// A one-message Messages() iterator was tried first: now and then it
-	// lost its pull request and the stage idled until the pull expired.
-	var wg sync.WaitGroup
-	for range slots {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for ctx.Err() == nil {
-				pctx, cancel := context.WithTimeout(ctx, pullWait)
-				msg, err := cons.Next(jetstream.FetchContext(pctx))
-				cancel()
-				if err != nil {
-					if ctx.Err() == nil && !errors.Is(err, nats.ErrTimeout) && !errors.Is(err, context.DeadlineExceeded) {
-						p.Log.Debug("pull", "consumer", name, "err", err)
-						select {
-						case <-ctx.Done():
-						case <-time.After(pullWait / 4):
-						}
-					}
-					continue
-				}
-				p.runJob(jobCtx, name, msg, h)
-			}
-		}()
+	places := slots * group
+	free := make(chan struct{}, places)
+	for range places {
+		free <- struct{}{}
 	}
-	wg.Wait()
-	return nil
+	busy := make(chan struct{}, slots) // calls of run in progress
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	for {
+		select {
+		case <-free:
+		case <-ctx.Done():
+			return nil
+		}
+		n := 1
+	more:
+		for n < places {
+			select {
+			case <-free:
+				n++
+			default:
+				break more
+			}
+		}
+		pctx, cancel := context.WithTimeout(ctx, pullWait)
+		batch, err := cons.Fetch(n, jetstream.FetchContext(pctx))
+		if err != nil {
+			cancel()
+			for range n {
+				free <- struct{}{}
+			}
+			if ctx.Err() != nil {
+				return nil
+			}
+			p.Log.Debug("pull", "consumer", name, "err", err)
+			select {
+			case <-ctx.Done():
+				return nil
+			case <-time.After(pullWait / 4):
+			}
+			continue
+		}
+		got := 0
+		msgs := batch.Messages()
+		for msg := range msgs {
+			// A group is the message that arrived and those right behind it.
+			g := []jetstream.Msg{msg}
+		gather:
+			for len(g) < group {
+				select {
+				case m, ok := <-msgs:
+					if !ok {
+						break gather
+					}
+					g = append(g, m)
+				default:
+					break gather
+				}
+			}
+			got += len(g)
+			busy <- struct{}{}
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				run(jobCtx, g)
+				<-busy
+				for range g {
+					free <- struct{}{}
+				}
+			}()
+		}
+		cancel()
+		for range n - got {
+			free <- struct{}{}
+		}
+		if err := batch.Error(); err != nil && ctx.Err() == nil && !errors.Is(err, nats.ErrTimeout) && !errors.Is(err, context.DeadlineExceeded) {
+			p.Log.Debug("pull", "consumer", name, "err", err)
+			select {
+			case <-ctx.Done():
+				return nil
+			case <-time.After(pullWait / 4):
+			}
+		}
+	}
 }
 
 // pullWait is how long an idle slot's pull request waits for a job.
@@ -327,6 +452,15 @@ const pullWait = 5 * time.Second
 
 // runJob runs h with heartbeats and applies the queue action of its outcome.
 func (p *Pipeline) runJob(ctx context.Context, stage string, msg jetstream.Msg, h handler) {
+	stopHB := p.heartbeat(ctx, msg)
+	err := protect(stage, func() error { return h(ctx, msg) })
+	stopHB()
+	p.settle(ctx, stage, msg, err)
+}
+
+// heartbeat signals progress on the messages every Config.Heartbeat until
+// the returned function is called.
+func (p *Pipeline) heartbeat(ctx context.Context, msgs ...jetstream.Msg) (stop func()) {
 	hbCtx, stopHB := context.WithCancel(ctx)
 	go func() {
 		t := time.NewTicker(p.Config.Heartbeat)
@@ -336,20 +470,27 @@ func (p *Pipeline) runJob(ctx context.Context, stage string, msg jetstream.Msg, 
 			case <-hbCtx.Done():
 				return
 			case <-t.C:
-				_ = msg.InProgress()
+				for _, msg := range msgs {
+					_ = msg.InProgress()
+				}
 			}
 		}
 	}()
-	err := func() (err error) {
-		defer func() {
-			if r := recover(); r != nil {
-				err = fmt.Errorf("panic in %s worker: %v\n%s", stage, r, debug.Stack())
-			}
-		}()
-		return h(ctx, msg)
-	}()
-	stopHB()
+	return stopHB
+}
 
+// protect runs f, turning a panic into an error.
+func protect(stage string, f func() error) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("panic in %s worker: %v\n%s", stage, r, debug.Stack())
+		}
+	}()
+	return f()
+}
+
+// settle applies the queue action of a job's outcome to its message.
+func (p *Pipeline) settle(ctx context.Context, stage string, msg jetstream.Msg, err error) {
 	kind := casefile.KindOf(err)
 	if ctx.Err() != nil && err != nil {
 		// Shut down mid-job: give the job back at once, not as a failure.
@@ -513,19 +654,107 @@ func (p *Pipeline) handleFetch(ctx context.Context, msg jetstream.Msg) error {
 }
 
 func (p *Pipeline) handleStore(ctx context.Context, msg jetstream.Msg) error {
+	job, err := p.decodeDraft(ctx, msg)
+	if err != nil {
+		return err
+	}
+	var saved casefile.SaveResult
+	err = p.withStore(ctx, func(ctx context.Context) error {
+		var err error
+		saved, err = p.Store.SaveDraft(ctx, job.SubmissionID, job.Draft)
+		return err
+	})
+	return p.afterSave(ctx, msg, job, saved, err)
+}
+
+// storeGroup is how many draft jobs that arrive together the store stage
+// writes in one transaction.
+const storeGroup = 32
+
+// storeDrafts stores the drafts of jobs that arrived together in one
+// transaction and acks them once it is committed (the acks sent together).
+// A batch the store refuses as a whole is stored job by job instead, so
+// that one bad draft cannot hold back the others.
+func (p *Pipeline) storeDrafts(ctx context.Context, msgs []jetstream.Msg) {
+	if len(msgs) == 1 {
+		p.runJob(ctx, ConsumerStore, msgs[0], p.handleStore)
+		return
+	}
+	var (
+		jobs  []draftJob
+		held  []jetstream.Msg
+		batch []casefile.DraftToSave
+	)
+	for _, msg := range msgs {
+		var job draftJob
+		if json.Unmarshal(msg.Data(), &job) != nil || job.SubmissionID == 0 {
+			p.runJob(ctx, ConsumerStore, msg, p.handleStore) // records the poison message
+			continue
+		}
+		jobs, held = append(jobs, job), append(held, msg)
+		batch = append(batch, casefile.DraftToSave{SubmissionID: job.SubmissionID, Draft: job.Draft})
+	}
+	if len(held) == 0 {
+		return
+	}
+	stopHB := p.heartbeat(ctx, held...)
+	var saved []casefile.DraftSaved
+	err := protect(ConsumerStore, func() error {
+		return p.withStore(ctx, func(ctx context.Context) (err error) {
+			saved, err = p.Store.SaveDrafts(ctx, batch)
+			return err
+		})
+	})
+	stopHB()
+	if err != nil {
+		if ctx.Err() != nil {
+			for _, msg := range held {
+				_ = msg.Nak()
+			}
+			return
+		}
+		p.Log.Warn("batch of drafts not stored; storing them one by one", "drafts", len(held), "err", err)
+		for _, msg := range held {
+			p.runJob(ctx, ConsumerStore, msg, p.handleStore)
+		}
+		return
+	}
+	var wg sync.WaitGroup
+	for i, msg := range held {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if saved[i].Err != nil {
+				// Its own failure: the single path decides (a dead letter for
+				// an unknown submission).
+				p.runJob(ctx, ConsumerStore, msg, p.handleStore)
+				return
+			}
+			err := protect(ConsumerStore, func() error { return p.afterSave(ctx, msg, jobs[i], saved[i].SaveResult, nil) })
+			p.settle(ctx, ConsumerStore, msg, err)
+		}()
+	}
+	wg.Wait()
+}
+
+// decodeDraft reads a store job; an unreadable one is recorded as a dead
+// letter and its error terminates the message.
+func (p *Pipeline) decodeDraft(ctx context.Context, msg jetstream.Msg) (draftJob, error) {
 	var job draftJob
 	if err := json.Unmarshal(msg.Data(), &job); err != nil || job.SubmissionID == 0 {
 		if err == nil {
 			err = errors.New("missing submission id")
 		}
-		return p.poison(ctx, "store", msg, err)
+		return job, p.poison(ctx, "store", msg, err)
 	}
-	var saved casefile.SaveResult
-	err := p.withStore(ctx, func(ctx context.Context) error {
-		var err error
-		saved, err = p.Store.SaveDraft(ctx, job.SubmissionID, job.Draft)
-		return err
-	})
+	return job, nil
+}
+
+// afterSave finishes a store job once SaveDraft (or SaveDrafts) returned
+// saved and err: a refused draft becomes a dead letter, a stored one is
+// counted and, unless it carries its archive link or its case is
+// reviewed, queued for the archive stage.
+func (p *Pipeline) afterSave(ctx context.Context, msg jetstream.Msg, job draftJob, saved casefile.SaveResult, err error) error {
 	switch casefile.KindOf(err) {
 	case casefile.KindNone:
 	case casefile.KindInvalid, casefile.KindPermanent, casefile.KindNotFound:

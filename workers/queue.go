@@ -25,6 +25,15 @@ const (
 	ConsumerDLQ     = "dead-letters"
 )
 
+// DuplicateWindow is how long the work stream remembers a message id and
+// drops a second publish under it. It covers the relay's gap between a
+// publish and marking the entry sent (a crash or a store outage in
+// between makes it publish again) and a fetch job's redelivery after its
+// draft was queued. The server keeps every id of the window in memory, so
+// it is short; a copy that comes later still changes nothing, because
+// every stage is idempotent (final states, upserts). It was an hour.
+const DuplicateWindow = 2 * time.Minute
+
 // QueueConfig holds the JetStream settings. The zero value means the
 // defaults each field names.
 type QueueConfig struct {
@@ -101,7 +110,7 @@ func SetupStreams(ctx context.Context, js jetstream.JetStream, cfg QueueConfig) 
 		Storage:     jetstream.FileStorage,
 		Discard:     jetstream.DiscardNew,
 		MaxBytes:    cfg.MaxBytes,
-		Duplicates:  time.Hour,
+		Duplicates:  DuplicateWindow,
 		MaxMsgSize:  1 << 20,
 	})
 	if err != nil {

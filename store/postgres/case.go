@@ -32,91 +32,7 @@ func (s *Store) SaveDraft(ctx context.Context, submissionID int64, d casefile.Dr
 	var res casefile.SaveResult
 	err = s.inTx(ctx, fmt.Sprintf("save draft of submission %d", submissionID), func(tx pgx.Tx) error {
 		res = casefile.SaveResult{}
-		now := s.now()
-		var sourceID int64
-		var sourceURL, archived string
-		err := tx.QueryRow(ctx, `
-			SELECT s.id, s.url, s.archived
-			FROM submissions sub JOIN sources s ON s.id = sub.source_id
-			WHERE sub.id = $1
-			FOR UPDATE OF s`, submissionID).Scan(&sourceID, &sourceURL, &archived)
-		if err != nil {
-			return notFound(err, "submission %d not found", submissionID)
-		}
-
-		var id int64
-		var status string
-		var version int
-		var edited bool
-		var curBody, curEvidence, curTimeline []byte
-		err = tx.QueryRow(ctx, `SELECT id, case_id, status, version, case_json, evidence_json, timeline_json, edited_at IS NOT NULL FROM cases WHERE source_id = $1 FOR UPDATE`,
-			sourceID).Scan(&id, &res.CaseID, &status, &version, &curBody, &curEvidence, &curTimeline, &edited)
-		found := err == nil
-		if err != nil && !errors.Is(err, pgx.ErrNoRows) {
-			return err
-		}
-
-		// A reviewed case, and a draft a reviewer edited, stay as the
-		// reviewer left them.
-		if found && (casefile.CaseStatus(status) != casefile.CaseDraft || edited) {
-			res.Kept = true
-			return noteDrafted(ctx, tx, submissionID, sourceID, d.Case, sourceURL, now)
-		}
-
-		if archived == "" {
-			if a := store.DraftArchived(d.Case, sourceURL); a != "" {
-				archived = a
-				if _, err := tx.Exec(ctx, `UPDATE sources SET archived = $2, archive_state = 'archived' WHERE id = $1`, sourceID, a); err != nil {
-					return err
-				}
-			}
-		}
-
-		if !found {
-			var n int64
-			if err := tx.QueryRow(ctx, `SELECT nextval('case_number_seq')`).Scan(&n); err != nil {
-				return err
-			}
-			res.CaseID = store.CaseID(n)
-			res.Inserted = true
-			body, err := json.Marshal(store.PrepareDraft(d.Case, res.CaseID, sourceURL, archived, now))
-			if err != nil {
-				return fmt.Errorf("encode case: %w", err)
-			}
-			version = 1
-			err = tx.QueryRow(ctx, `
-				INSERT INTO cases (case_id, source_id, status, case_json, evidence_json, timeline_json, version, created_at, updated_at)
-				VALUES ($1, $2, 'draft', $3, $4, $6, 1, $5, $5)
-				ON CONFLICT (source_id) DO NOTHING
-				RETURNING id`, res.CaseID, sourceID, body, evidence, now, timeline).Scan(&id)
-			if errors.Is(err, pgx.ErrNoRows) {
-				return errRetry // cannot happen while the source row is locked
-			}
-			if err != nil {
-				return err
-			}
-			return saveVersion(ctx, tx, id, version, submissionID, body, evidence, timeline, sourceID, d.Case, sourceURL, now)
-		}
-
-		next := store.PrepareDraft(d.Case, res.CaseID, sourceURL, archived, now)
-		var cur casefile.Draft
-		if json.Unmarshal(curBody, &cur.Case) == nil && json.Unmarshal(curEvidence, &cur.Evidence) == nil &&
-			json.Unmarshal(curTimeline, &cur.Timeline) == nil &&
-			store.SameDraft(cur, casefile.Draft{Case: next, Evidence: d.Evidence, Timeline: d.Timeline}) {
-			res.Unchanged = true
-			return noteDrafted(ctx, tx, submissionID, sourceID, d.Case, sourceURL, now)
-		}
-		body, err := json.Marshal(next)
-		if err != nil {
-			return fmt.Errorf("encode case: %w", err)
-		}
-		err = tx.QueryRow(ctx, `
-			UPDATE cases SET case_json = $2, evidence_json = $3, timeline_json = $5, version = version + 1, updated_at = $4
-			WHERE id = $1 RETURNING version`, id, body, evidence, now, timeline).Scan(&version)
-		if err != nil {
-			return err
-		}
-		return saveVersion(ctx, tx, id, version, submissionID, body, evidence, timeline, sourceID, d.Case, sourceURL, now)
+		return saveDraft(ctx, tx, submissionID, d, evidence, timeline, s.now(), &res)
 	})
 	if err != nil {
 		return casefile.SaveResult{}, err
@@ -124,35 +40,163 @@ func (s *Store) SaveDraft(ctx context.Context, submissionID int64, d casefile.Dr
 	return res, nil
 }
 
-// saveVersion records a stored draft as a version of its case, notes the
-// fetch on the source and marks the submission drafted.
-func saveVersion(ctx context.Context, tx pgx.Tx, caseRowID int64, version int, submissionID int64, body, evidence, timeline []byte,
-	sourceID int64, c casefile.Case, sourceURL string, now time.Time) error {
-	_, err := tx.Exec(ctx, `
-		INSERT INTO case_versions (case_id, version, submission_id, case_json, evidence_json, timeline_json, created_at)
-		VALUES ($1, $2, $3, $4, $5, $7, $6)`, caseRowID, version, submissionID, body, evidence, now, timeline)
+// SaveDrafts stores the drafts as SaveDraft does, all in one transaction
+// (one commit for the batch), and returns a result per draft in order. A
+// draft whose submission is unknown gets an ErrNotFound error in its result
+// and changes nothing; any other error rolls the whole batch back and is
+// returned.
+func (s *Store) SaveDrafts(ctx context.Context, drafts []casefile.DraftToSave) ([]casefile.DraftSaved, error) {
+	if len(drafts) == 0 {
+		return nil, nil
+	}
+	evidence, timeline := make([][]byte, len(drafts)), make([][]byte, len(drafts))
+	for i, d := range drafts {
+		var err error
+		if evidence[i], timeline[i], err = store.EncodeDraft(d.Draft); err != nil {
+			return nil, fmt.Errorf("save draft of submission %d: %w", d.SubmissionID, err)
+		}
+	}
+	var out []casefile.DraftSaved
+	err := s.inTx(ctx, fmt.Sprintf("save %d drafts", len(drafts)), func(tx pgx.Tx) error {
+		out = make([]casefile.DraftSaved, len(drafts))
+		now := s.now()
+		for i, d := range drafts {
+			err := saveDraft(ctx, tx, d.SubmissionID, d.Draft, evidence[i], timeline[i], now, &out[i].SaveResult)
+			if casefile.KindOf(err) == casefile.KindNotFound {
+				out[i] = casefile.DraftSaved{Err: fmt.Errorf("save draft of submission %d: %w", d.SubmissionID, err)}
+				continue
+			}
+			if err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// saveDraft is SaveDraft's work inside the caller's transaction; its
+// results are in res.
+func saveDraft(ctx context.Context, tx pgx.Tx, submissionID int64, d casefile.Draft, evidence, timeline []byte, now time.Time, res *casefile.SaveResult) error {
+	var sourceID int64
+	var sourceURL, archived string
+	err := tx.QueryRow(ctx, `
+		SELECT s.id, s.url, s.archived
+		FROM submissions sub JOIN sources s ON s.id = sub.source_id
+		WHERE sub.id = $1
+		FOR UPDATE OF s`, submissionID).Scan(&sourceID, &sourceURL, &archived)
+	if err != nil {
+		return notFound(err, "submission %d not found", submissionID)
+	}
+
+	var id int64
+	var status string
+	var version int
+	var edited bool
+	var curBody, curEvidence, curTimeline []byte
+	err = tx.QueryRow(ctx, `SELECT id, case_id, status, version, case_json, evidence_json, timeline_json, edited_at IS NOT NULL FROM cases WHERE source_id = $1 FOR UPDATE`,
+		sourceID).Scan(&id, &res.CaseID, &status, &version, &curBody, &curEvidence, &curTimeline, &edited)
+	found := err == nil
+	if err != nil && !errors.Is(err, pgx.ErrNoRows) {
+		return err
+	}
+
+	// A reviewed case, and a draft a reviewer edited, stay as the
+	// reviewer left them.
+	if found && (casefile.CaseStatus(status) != casefile.CaseDraft || edited) {
+		res.Kept = true
+		return noteDrafted(ctx, tx, submissionID, sourceID, d.Case, sourceURL, now)
+	}
+
+	if archived == "" {
+		if a := store.DraftArchived(d.Case, sourceURL); a != "" {
+			archived = a
+			if _, err := tx.Exec(ctx, `UPDATE sources SET archived = $2, archive_state = 'archived' WHERE id = $1`, sourceID, a); err != nil {
+				return err
+			}
+		}
+	}
+
+	if !found {
+		var n int64
+		if err := tx.QueryRow(ctx, `SELECT nextval('case_number_seq')`).Scan(&n); err != nil {
+			return err
+		}
+		res.CaseID = store.CaseID(n)
+		res.Inserted = true
+		body, err := json.Marshal(store.PrepareDraft(d.Case, res.CaseID, sourceURL, archived, now))
+		if err != nil {
+			return fmt.Errorf("encode case: %w", err)
+		}
+		version = 1
+		err = tx.QueryRow(ctx, `
+			INSERT INTO cases (case_id, source_id, status, case_json, evidence_json, timeline_json, version, created_at, updated_at)
+			VALUES ($1, $2, 'draft', $3, $4, $6, 1, $5, $5)
+			ON CONFLICT (source_id) DO NOTHING
+			RETURNING id`, res.CaseID, sourceID, body, evidence, now, timeline).Scan(&id)
+		if errors.Is(err, pgx.ErrNoRows) {
+			return errRetry // cannot happen while the source row is locked
+		}
+		if err != nil {
+			return err
+		}
+		return saveVersion(ctx, tx, id, version, submissionID, body, evidence, timeline, sourceID, d.Case, sourceURL, now)
+	}
+
+	next := store.PrepareDraft(d.Case, res.CaseID, sourceURL, archived, now)
+	var cur casefile.Draft
+	if json.Unmarshal(curBody, &cur.Case) == nil && json.Unmarshal(curEvidence, &cur.Evidence) == nil &&
+		json.Unmarshal(curTimeline, &cur.Timeline) == nil &&
+		store.SameDraft(cur, casefile.Draft{Case: next, Evidence: d.Evidence, Timeline: d.Timeline}) {
+		res.Unchanged = true
+		return noteDrafted(ctx, tx, submissionID, sourceID, d.Case, sourceURL, now)
+	}
+	body, err := json.Marshal(next)
+	if err != nil {
+		return fmt.Errorf("encode case: %w", err)
+	}
+	err = tx.QueryRow(ctx, `
+		UPDATE cases SET case_json = $2, evidence_json = $3, timeline_json = $5, version = version + 1, updated_at = $4
+		WHERE id = $1 RETURNING version`, id, body, evidence, now, timeline).Scan(&version)
 	if err != nil {
 		return err
 	}
-	return noteDrafted(ctx, tx, submissionID, sourceID, c, sourceURL, now)
+	return saveVersion(ctx, tx, id, version, submissionID, body, evidence, timeline, sourceID, d.Case, sourceURL, now)
+}
+
+// saveVersion records a stored draft as a version of its case, notes the
+// fetch on the source and marks the submission drafted, all in one round
+// trip.
+func saveVersion(ctx context.Context, tx pgx.Tx, caseRowID int64, version int, submissionID int64, body, evidence, timeline []byte,
+	sourceID int64, c casefile.Case, sourceURL string, now time.Time) error {
+	b := &pgx.Batch{}
+	b.Queue(`
+		INSERT INTO case_versions (case_id, version, submission_id, case_json, evidence_json, timeline_json, created_at)
+		VALUES ($1, $2, $3, $4, $5, $7, $6)`, caseRowID, version, submissionID, body, evidence, now, timeline)
+	queueDrafted(b, submissionID, sourceID, c, sourceURL, now)
+	return tx.SendBatch(ctx, b).Close()
 }
 
 // noteDrafted records that the source's page was read and marks the
 // submission, and the open ones it answers, drafted.
 func noteDrafted(ctx context.Context, tx pgx.Tx, submissionID, sourceID int64, c casefile.Case, sourceURL string, now time.Time) error {
-	_, err := tx.Exec(ctx, `
+	b := &pgx.Batch{}
+	queueDrafted(b, submissionID, sourceID, c, sourceURL, now)
+	return tx.SendBatch(ctx, b).Close()
+}
+
+// queueDrafted adds noteDrafted's statements to b, which sends them in one
+// round trip (they run in order).
+func queueDrafted(b *pgx.Batch, submissionID, sourceID int64, c casefile.Case, sourceURL string, now time.Time) {
+	b.Queue(`
 		UPDATE sources SET kind = CASE WHEN $2::text <> '' THEN $2::text ELSE kind END,
 			fetch_state = 'fetched', last_fetched_at = $3, updated_at = $3
 		WHERE id = $1`, sourceID, store.SourceKind(c, sourceURL), now)
-	if err != nil {
-		return err
-	}
-	_, err = tx.Exec(ctx, `UPDATE submissions SET state = 'drafted', error = '', updated_at = $2 WHERE id = $1`,
-		submissionID, now)
-	if err != nil {
-		return err
-	}
-	return settleAnswered(ctx, tx, submissionID, now)
+	b.Queue(`UPDATE submissions SET state = 'drafted', error = '', updated_at = $2 WHERE id = $1`, submissionID, now)
+	b.Queue(settleAnsweredSQL, submissionID, now)
 }
 
 // SetArchived records archived, a capture the archive stage found, as the

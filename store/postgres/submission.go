@@ -147,13 +147,17 @@ func lockSource(ctx context.Context, tx pgx.Tx, submissionID int64) error {
 // settleAnswered gives the open submissions the submission answers its
 // final state and reason, once it has one.
 func settleAnswered(ctx context.Context, tx pgx.Tx, submissionID int64, now time.Time) error {
-	_, err := tx.Exec(ctx, `
+	_, err := tx.Exec(ctx, settleAnsweredSQL, submissionID, now)
+	return err
+}
+
+// settleAnsweredSQL is settleAnswered's statement ($1 the submission, $2
+// the time).
+const settleAnsweredSQL = `
 		UPDATE submissions AS f SET state = p.state, error = p.error, updated_at = $2
 		FROM submissions AS p
 		WHERE p.id = $1 AND f.answered_by = p.id
-			AND f.state IN ('queued', 'running') AND p.state NOT IN ('queued', 'running')`, submissionID, now)
-	return err
-}
+			AND f.state IN ('queued', 'running') AND p.state NOT IN ('queued', 'running')`
 
 // Submission returns the submission with the given id, or an ErrNotFound
 // error.
@@ -227,20 +231,23 @@ func (s *Store) MarkSent(ctx context.Context, submissionIDs []int64) error {
 // is a late copy (a redelivery after the outcome was stored). Unknown ids
 // are an ErrNotFound error.
 func (s *Store) StartAttempt(ctx context.Context, submissionID int64) (bool, error) {
-	started := false
-	err := s.inTx(ctx, fmt.Sprintf("start attempt of submission %d", submissionID), func(tx pgx.Tx) error {
-		tag, err := tx.Exec(ctx, `
-			UPDATE submissions SET state = 'running', attempts = attempts + 1, error = '', updated_at = $2
-			WHERE id = $1 AND state IN ('queued', 'running')`, submissionID, s.now())
-		if err != nil {
-			return err
+	// One statement, one round trip: the update and whether the
+	// submission exists at all. A retry after a reply lost with its
+	// connection may count one attempt twice; the state is the same.
+	var started, exists bool
+	err := s.retry(ctx, fmt.Sprintf("start attempt of submission %d", submissionID), func() error {
+		err := s.pool.QueryRow(ctx, `
+			WITH started AS (
+				UPDATE submissions SET state = 'running', attempts = attempts + 1, error = '', updated_at = $2
+				WHERE id = $1 AND state IN ('queued', 'running')
+				RETURNING id
+			)
+			SELECT EXISTS (SELECT 1 FROM started), EXISTS (SELECT 1 FROM submissions WHERE id = $1)`,
+			submissionID, s.now()).Scan(&started, &exists)
+		if err == nil && !exists {
+			return casefile.Errorf(casefile.ErrNotFound, "submission %d not found", submissionID)
 		}
-		if started = tag.RowsAffected() > 0; started {
-			return nil
-		}
-		var state string
-		err = tx.QueryRow(ctx, `SELECT state FROM submissions WHERE id = $1`, submissionID).Scan(&state)
-		return notFound(err, "submission %d not found", submissionID)
+		return err
 	})
 	return started, err
 }

@@ -29,94 +29,137 @@ func (s *Store) SaveDraft(ctx context.Context, submissionID int64, d casefile.Dr
 	var res casefile.SaveResult
 	err = s.inTx(ctx, fmt.Sprintf("save draft of submission %d", submissionID), func(tx *sql.Tx) error {
 		res = casefile.SaveResult{}
-		now := s.now()
-		var sourceID int64
-		var sourceURL, archived string
-		err := tx.QueryRowContext(ctx, `
-			SELECT s.id, s.url, s.archived
-			FROM submissions sub JOIN sources s ON s.id = sub.source_id
-			WHERE sub.id = ?1`, submissionID).Scan(&sourceID, &sourceURL, &archived)
-		if err != nil {
-			return notFound(err, "submission %d not found", submissionID)
-		}
-
-		var id int64
-		var status string
-		var version int
-		var edited bool
-		var curBody, curEvidence, curTimeline string
-		err = tx.QueryRowContext(ctx, `SELECT id, case_id, status, version, case_json, evidence_json, timeline_json, edited_at IS NOT NULL FROM cases WHERE source_id = ?1`,
-			sourceID).Scan(&id, &res.CaseID, &status, &version, &curBody, &curEvidence, &curTimeline, &edited)
-		found := err == nil
-		if err != nil && !errors.Is(err, sql.ErrNoRows) {
-			return err
-		}
-
-		// A reviewed case, and a draft a reviewer edited, stay as the
-		// reviewer left them.
-		if found && (casefile.CaseStatus(status) != casefile.CaseDraft || edited) {
-			res.Kept = true
-			return noteDrafted(ctx, tx, submissionID, sourceID, d.Case, sourceURL, now)
-		}
-
-		if archived == "" {
-			if a := store.DraftArchived(d.Case, sourceURL); a != "" {
-				archived = a
-				if _, err := tx.ExecContext(ctx, `UPDATE sources SET archived = ?2, archive_state = 'archived' WHERE id = ?1`, sourceID, a); err != nil {
-					return err
-				}
-			}
-		}
-
-		if !found {
-			// The counter row is written in this transaction, so a
-			// rollback gives the number back: ids have no gaps.
-			var n int64
-			err := tx.QueryRowContext(ctx, `UPDATE counters SET value = value + 1 WHERE name = 'case_number' RETURNING value`).Scan(&n)
-			if err != nil {
-				return fmt.Errorf("next case number: %w", err)
-			}
-			res.CaseID = store.CaseID(n)
-			res.Inserted = true
-			body, err := json.Marshal(store.PrepareDraft(d.Case, res.CaseID, sourceURL, archived, now))
-			if err != nil {
-				return fmt.Errorf("encode case: %w", err)
-			}
-			version = 1
-			err = tx.QueryRowContext(ctx, `
-				INSERT INTO cases (case_id, source_id, status, case_json, evidence_json, timeline_json, version, created_at, updated_at)
-				VALUES (?1, ?2, 'draft', ?3, ?4, ?6, 1, ?5, ?5)
-				RETURNING id`, res.CaseID, sourceID, string(body), string(evidence), ts(now), string(timeline)).Scan(&id)
-			if err != nil {
-				return err
-			}
-			return saveVersion(ctx, tx, id, version, submissionID, body, evidence, timeline, sourceID, d.Case, sourceURL, now)
-		}
-
-		next := store.PrepareDraft(d.Case, res.CaseID, sourceURL, archived, now)
-		var cur casefile.Draft
-		if json.Unmarshal([]byte(curBody), &cur.Case) == nil && json.Unmarshal([]byte(curEvidence), &cur.Evidence) == nil &&
-			json.Unmarshal([]byte(curTimeline), &cur.Timeline) == nil &&
-			store.SameDraft(cur, casefile.Draft{Case: next, Evidence: d.Evidence, Timeline: d.Timeline}) {
-			res.Unchanged = true
-			return noteDrafted(ctx, tx, submissionID, sourceID, d.Case, sourceURL, now)
-		}
-		body, err := json.Marshal(next)
-		if err != nil {
-			return fmt.Errorf("encode case: %w", err)
-		}
-		err = tx.QueryRowContext(ctx, `
-			UPDATE cases SET case_json = ?2, evidence_json = ?3, timeline_json = ?5, version = version + 1, updated_at = ?4
-			WHERE id = ?1 RETURNING version`, id, string(body), string(evidence), ts(now), string(timeline)).Scan(&version)
-		if err != nil {
-			return err
-		}
-		return saveVersion(ctx, tx, id, version, submissionID, body, evidence, timeline, sourceID, d.Case, sourceURL, now)
+		return saveDraft(ctx, tx, submissionID, d, evidence, timeline, s.now(), &res)
 	})
 	if err != nil {
 		return casefile.SaveResult{}, err
 	}
 	return res, nil
+}
+
+// SaveDrafts stores the drafts as SaveDraft does, all in one transaction
+// (one commit for the batch), and returns a result per draft in order. A
+// draft whose submission is unknown gets an ErrNotFound error in its result
+// and changes nothing; any other error rolls the whole batch back and is
+// returned.
+func (s *Store) SaveDrafts(ctx context.Context, drafts []casefile.DraftToSave) ([]casefile.DraftSaved, error) {
+	if len(drafts) == 0 {
+		return nil, nil
+	}
+	evidence, timeline := make([][]byte, len(drafts)), make([][]byte, len(drafts))
+	for i, d := range drafts {
+		var err error
+		if evidence[i], timeline[i], err = store.EncodeDraft(d.Draft); err != nil {
+			return nil, fmt.Errorf("save draft of submission %d: %w", d.SubmissionID, err)
+		}
+	}
+	var out []casefile.DraftSaved
+	err := s.inTx(ctx, fmt.Sprintf("save %d drafts", len(drafts)), func(tx *sql.Tx) error {
+		out = make([]casefile.DraftSaved, len(drafts))
+		now := s.now()
+		for i, d := range drafts {
+			err := saveDraft(ctx, tx, d.SubmissionID, d.Draft, evidence[i], timeline[i], now, &out[i].SaveResult)
+			if casefile.KindOf(err) == casefile.KindNotFound {
+				out[i] = casefile.DraftSaved{Err: fmt.Errorf("save draft of submission %d: %w", d.SubmissionID, err)}
+				continue
+			}
+			if err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// saveDraft is SaveDraft's work inside the caller's transaction; its
+// results are in res.
+func saveDraft(ctx context.Context, tx *sql.Tx, submissionID int64, d casefile.Draft, evidence, timeline []byte, now time.Time, res *casefile.SaveResult) error {
+	var sourceID int64
+	var sourceURL, archived string
+	err := tx.QueryRowContext(ctx, `
+		SELECT s.id, s.url, s.archived
+		FROM submissions sub JOIN sources s ON s.id = sub.source_id
+		WHERE sub.id = ?1`, submissionID).Scan(&sourceID, &sourceURL, &archived)
+	if err != nil {
+		return notFound(err, "submission %d not found", submissionID)
+	}
+
+	var id int64
+	var status string
+	var version int
+	var edited bool
+	var curBody, curEvidence, curTimeline string
+	err = tx.QueryRowContext(ctx, `SELECT id, case_id, status, version, case_json, evidence_json, timeline_json, edited_at IS NOT NULL FROM cases WHERE source_id = ?1`,
+		sourceID).Scan(&id, &res.CaseID, &status, &version, &curBody, &curEvidence, &curTimeline, &edited)
+	found := err == nil
+	if err != nil && !errors.Is(err, sql.ErrNoRows) {
+		return err
+	}
+
+	// A reviewed case, and a draft a reviewer edited, stay as the
+	// reviewer left them.
+	if found && (casefile.CaseStatus(status) != casefile.CaseDraft || edited) {
+		res.Kept = true
+		return noteDrafted(ctx, tx, submissionID, sourceID, d.Case, sourceURL, now)
+	}
+
+	if archived == "" {
+		if a := store.DraftArchived(d.Case, sourceURL); a != "" {
+			archived = a
+			if _, err := tx.ExecContext(ctx, `UPDATE sources SET archived = ?2, archive_state = 'archived' WHERE id = ?1`, sourceID, a); err != nil {
+				return err
+			}
+		}
+	}
+
+	if !found {
+		// The counter row is written in this transaction, so a
+		// rollback gives the number back: ids have no gaps.
+		var n int64
+		err := tx.QueryRowContext(ctx, `UPDATE counters SET value = value + 1 WHERE name = 'case_number' RETURNING value`).Scan(&n)
+		if err != nil {
+			return fmt.Errorf("next case number: %w", err)
+		}
+		res.CaseID = store.CaseID(n)
+		res.Inserted = true
+		body, err := json.Marshal(store.PrepareDraft(d.Case, res.CaseID, sourceURL, archived, now))
+		if err != nil {
+			return fmt.Errorf("encode case: %w", err)
+		}
+		version = 1
+		err = tx.QueryRowContext(ctx, `
+			INSERT INTO cases (case_id, source_id, status, case_json, evidence_json, timeline_json, version, created_at, updated_at)
+			VALUES (?1, ?2, 'draft', ?3, ?4, ?6, 1, ?5, ?5)
+			RETURNING id`, res.CaseID, sourceID, string(body), string(evidence), ts(now), string(timeline)).Scan(&id)
+		if err != nil {
+			return err
+		}
+		return saveVersion(ctx, tx, id, version, submissionID, body, evidence, timeline, sourceID, d.Case, sourceURL, now)
+	}
+
+	next := store.PrepareDraft(d.Case, res.CaseID, sourceURL, archived, now)
+	var cur casefile.Draft
+	if json.Unmarshal([]byte(curBody), &cur.Case) == nil && json.Unmarshal([]byte(curEvidence), &cur.Evidence) == nil &&
+		json.Unmarshal([]byte(curTimeline), &cur.Timeline) == nil &&
+		store.SameDraft(cur, casefile.Draft{Case: next, Evidence: d.Evidence, Timeline: d.Timeline}) {
+		res.Unchanged = true
+		return noteDrafted(ctx, tx, submissionID, sourceID, d.Case, sourceURL, now)
+	}
+	body, err := json.Marshal(next)
+	if err != nil {
+		return fmt.Errorf("encode case: %w", err)
+	}
+	err = tx.QueryRowContext(ctx, `
+		UPDATE cases SET case_json = ?2, evidence_json = ?3, timeline_json = ?5, version = version + 1, updated_at = ?4
+		WHERE id = ?1 RETURNING version`, id, string(body), string(evidence), ts(now), string(timeline)).Scan(&version)
+	if err != nil {
+		return err
+	}
+	return saveVersion(ctx, tx, id, version, submissionID, body, evidence, timeline, sourceID, d.Case, sourceURL, now)
 }
 
 // saveVersion records a stored draft as a version of its case, notes the

@@ -65,10 +65,7 @@ func Open(ctx context.Context, path string) (*Store, error) {
 		q.Set("_journal_mode", "WAL")
 		q.Set("_synchronous", "NORMAL")
 	}
-	db, err := sql.Open("sqlite", path+"?"+q.Encode())
-	if err != nil {
-		return nil, casefile.Errorf(casefile.ErrInvalid, "open review store %s: %w", path, err)
-	}
+	db := sql.OpenDB(cachingConnector{dsn: path + "?" + q.Encode(), drv: &sqlite.Driver{}})
 	// One connection: SQLite has one writer anyway, and an in-memory
 	// database lives in its connection.
 	db.SetMaxOpenConns(1)

@@ -3,6 +3,7 @@ package sqlite
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
@@ -217,14 +218,16 @@ func (s *Store) MarkSent(ctx context.Context, submissionIDs []int64) error {
 	if len(submissionIDs) == 0 {
 		return nil
 	}
+	ids, err := json.Marshal(submissionIDs)
+	if err != nil {
+		return fmt.Errorf("mark outbox entries sent: %w", err)
+	}
+	// One statement for the batch: the ids travel as a JSON array.
 	return s.inTx(ctx, "mark outbox entries sent", func(tx *sql.Tx) error {
-		now := ts(s.now())
-		for _, id := range submissionIDs {
-			if _, err := tx.ExecContext(ctx, `UPDATE outbox SET sent_at = ?2 WHERE submission_id = ?1 AND sent_at IS NULL`, id, now); err != nil {
-				return err
-			}
-		}
-		return nil
+		_, err := tx.ExecContext(ctx, `
+			UPDATE outbox SET sent_at = ?2
+			WHERE submission_id IN (SELECT value FROM json_each(?1)) AND sent_at IS NULL`, string(ids), ts(s.now()))
+		return err
 	})
 }
 

@@ -41,6 +41,7 @@ func Run(t *testing.T, open func(t *testing.T) casefile.Store) {
 		{"a draft round-trips through the store", testDraftRoundTrip},
 		{"the timeline is kept with the case, versioned with it and read by Case", testTimelineRoundTrip},
 		{"a second draft of a source makes a new version of the same case", testSaveDraftTwice},
+		{"save drafts stores a batch as save draft would; an unknown submission fails alone", testSaveDrafts},
 		{"a reviewed case is kept when a new draft arrives", testSaveDraftKeepsReviewed},
 		{"a reviewed case is unchanged by a re-submission, a re-draft and the archive stage", testReviewedCaseUnchanged},
 		{"a submitted Wayback link is no archive link", testSubmittedWaybackLinkIsNoArchiveLink},
@@ -526,6 +527,70 @@ func testSaveDraftTwice(t *testing.T, s casefile.Store) {
 	}
 	if len(all) != 1 || all[0].Version != 3 {
 		t.Errorf("Cases = %d cases, want 1 at version 3", len(all))
+	}
+}
+
+func testSaveDrafts(t *testing.T, s casefile.Store) {
+	if got, err := s.SaveDrafts(ctx(t), nil); err != nil || len(got) != 0 {
+		t.Errorf("SaveDrafts(nil) = %v, %v; want nothing", got, err)
+	}
+	const reviewed, redrafted, fresh = "https://a.example/reviewed", "https://a.example/redrafted", "https://a.example/fresh"
+	kept := saveDraft(t, s, submitURL(t, s, reviewed).ID, draft(reviewed, "Reviewed"))
+	if err := s.SetStatus(ctx(t), kept.CaseID, 1, casefile.CaseApproved, "ana", ""); err != nil {
+		t.Fatalf("SetStatus: %v", err)
+	}
+	old := saveDraft(t, s, submitURL(t, s, redrafted).ID, draft(redrafted, "Old"))
+	subs := submit(t, s,
+		casefile.NewSubmission{URL: reviewed},
+		casefile.NewSubmission{URL: redrafted},
+		casefile.NewSubmission{URL: fresh},
+	)
+	batch := []casefile.DraftToSave{
+		{SubmissionID: subs[0].ID, Draft: draft(reviewed, "Changed after review")},
+		{SubmissionID: subs[1].ID, Draft: draft(redrafted, "New")},
+		{SubmissionID: 999999, Draft: draft("https://a.example/unknown", "Unknown")},
+		{SubmissionID: subs[2].ID, Draft: draft(fresh, "Fresh")},
+		{SubmissionID: subs[2].ID, Draft: draft(fresh, "Fresh")}, // a redelivered copy in the same batch
+	}
+	got, err := s.SaveDrafts(ctx(t), batch)
+	if err != nil {
+		t.Fatalf("SaveDrafts: %v", err)
+	}
+	if len(got) != len(batch) {
+		t.Fatalf("SaveDrafts returned %d results for %d drafts", len(got), len(batch))
+	}
+	wantKind(t, "SaveDrafts of an unknown submission", got[2].Err, casefile.ErrNotFound)
+	want := []casefile.SaveResult{
+		{CaseID: kept.CaseID, Kept: true},
+		{CaseID: old.CaseID},
+		{},
+		{CaseID: "IL-0003", Inserted: true},
+		{CaseID: "IL-0003", Unchanged: true},
+	}
+	for i, w := range want {
+		if i != 2 && got[i].Err != nil {
+			t.Errorf("result %d: error %v", i, got[i].Err)
+		}
+		if diff := cmp.Diff(w, got[i].SaveResult); diff != "" {
+			t.Errorf("result %d (-want +got):\n%s", i, diff)
+		}
+	}
+	for _, sub := range subs {
+		if g := getSubmission(t, s, sub.ID); g.State != casefile.StateDrafted {
+			t.Errorf("submission %d after SaveDrafts: state %q, want drafted", sub.ID, g.State)
+		}
+	}
+	if c := getCase(t, s, kept.CaseID); c.Version != 1 || c.Case.Title.EN != "Reviewed" {
+		t.Errorf("reviewed case after SaveDrafts: version %d, title %q; want 1, Reviewed", c.Version, c.Case.Title.EN)
+	}
+	if c := getCase(t, s, old.CaseID); c.Version != 2 || c.Case.Title.EN != "New" {
+		t.Errorf("redrafted case after SaveDrafts: version %d, title %q; want 2, New", c.Version, c.Case.Title.EN)
+	}
+	c := getCase(t, s, "IL-0003")
+	w := draft(fresh, "Fresh").Case
+	w.ID, w.UpdatedAt = "IL-0003", c.Case.UpdatedAt
+	if diff := cmp.Diff(w, c.Case); diff != "" || c.Version != 1 {
+		t.Errorf("new case from SaveDrafts at version %d (-want +got):\n%s", c.Version, diff)
 	}
 }
 
