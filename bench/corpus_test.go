@@ -3,6 +3,7 @@ package bench
 import (
 	"bytes"
 	"context"
+	"errors"
 	"encoding/json"
 	"io/fs"
 	"path"
@@ -102,7 +103,9 @@ func BenchmarkCorpus(b *testing.B) {
 					b.Fatalf("%s: %v", p.name, err)
 				}
 				if doc.Postmortem.IsPostmortem {
-					if _, err := normalize.Draft(doc); err != nil {
+					// A page that places no incident in time is refused
+					// by the drafter: an answer too.
+					if _, err := normalize.Draft(doc); err != nil && !errors.Is(err, casefile.ErrNotPostmortem) {
 						b.Fatalf("%s: %v", p.name, err)
 					}
 				}
