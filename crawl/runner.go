@@ -89,7 +89,7 @@ func (r *Runner) space(ctx context.Context, rawURL string, delay time.Duration) 
 		if d := delay - r.now().Sub(last); d > 0 {
 			wait := r.Wait
 			if wait == nil {
-				wait = sleepCtx
+				wait = Sleep
 			}
 			if err := wait(ctx, d); err != nil {
 				return err
@@ -102,7 +102,8 @@ func (r *Runner) space(ctx context.Context, rawURL string, delay time.Duration) 
 	return nil
 }
 
-func sleepCtx(ctx context.Context, d time.Duration) error {
+// Sleep waits d, or until ctx ends (then it returns ctx's error).
+func Sleep(ctx context.Context, d time.Duration) error {
 	t := time.NewTimer(d)
 	defer t.Stop()
 	select {

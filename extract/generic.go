@@ -280,7 +280,11 @@ func elements(n *html.Node, a atom.Atom, out []*html.Node) []*html.Node {
 
 // tableWords is the text of n's subtree, words separated, without script
 // and other non-text elements.
-func tableWords(n *html.Node) string {
+func tableWords(n *html.Node) string { return words(n, nil) }
+
+// words is the text of n's subtree, words separated, without script and
+// other non-text elements, nor the elements skip reports.
+func words(n *html.Node, skip func(*html.Node) bool) string {
 	var b strings.Builder
 	var visit func(*html.Node)
 	visit = func(n *html.Node) {
@@ -289,7 +293,7 @@ func tableWords(n *html.Node) string {
 			b.WriteByte(' ')
 			return
 		}
-		if n.Type == html.ElementNode && skipAtoms[n.DataAtom] {
+		if n.Type == html.ElementNode && (skipAtoms[n.DataAtom] || skip != nil && skip(n)) {
 			return
 		}
 		for c := n.FirstChild; c != nil; c = c.NextSibling {

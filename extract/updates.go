@@ -338,23 +338,7 @@ func before(root, first *html.Node) (day time.Time, dayOK bool, heading string) 
 }
 
 // mainWords is the page's text without its chrome (header, footer,
-// navigation, asides) and non-text elements.
+// navigation, asides), its <title> and non-text elements.
 func mainWords(n *html.Node) string {
-	var b strings.Builder
-	var visit func(*html.Node)
-	visit = func(n *html.Node) {
-		if n.Type == html.TextNode {
-			b.WriteString(n.Data)
-			b.WriteByte(' ')
-			return
-		}
-		if n.Type == html.ElementNode && (skipAtoms[n.DataAtom] || n.DataAtom == atom.Title || chrome(n)) {
-			return
-		}
-		for c := n.FirstChild; c != nil; c = c.NextSibling {
-			visit(c)
-		}
-	}
-	visit(n)
-	return b.String()
+	return words(n, func(c *html.Node) bool { return c.DataAtom == atom.Title || chrome(c) })
 }

@@ -122,17 +122,6 @@ func key(host string) string {
 	return strings.Trim(b.String(), ".")
 }
 
-func wait(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
-}
-
 // Acquire waits for the host's turn and takes it.
 func (g *Gate) Acquire(ctx context.Context, host string, gap time.Duration) (func(time.Duration), error) {
 	kv, err := g.bucket(ctx)
@@ -166,12 +155,12 @@ func (g *Gate) Acquire(ctx context.Context, host string, gap time.Duration) (fun
 		}
 		switch {
 		case st.Holder != "" && st.Until > now.UnixNano():
-			if err := wait(ctx, min(g.cfg.Poll, time.Duration(st.Until-now.UnixNano()))); err != nil {
+			if err := crawl.Sleep(ctx, min(g.cfg.Poll, time.Duration(st.Until-now.UnixNano()))); err != nil {
 				return nil, err
 			}
 			continue
 		case st.Next > now.UnixNano():
-			if err := wait(ctx, time.Duration(st.Next-now.UnixNano())); err != nil {
+			if err := crawl.Sleep(ctx, time.Duration(st.Next-now.UnixNano())); err != nil {
 				return nil, err
 			}
 			continue
