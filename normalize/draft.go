@@ -125,6 +125,7 @@ func Draft(doc casefile.Document) (casefile.Draft, error) {
 	c.Detection = d.detection()
 	c.Lessons = d.lessons()
 	c.Impact = d.impact()
+	c.Severity = d.severity()
 
 	// Classification.
 	cl := d.v.classify(doc, d.sentences())
