@@ -133,7 +133,7 @@ func Draft(doc casefile.Document) (casefile.Draft, error) {
 	d.add("root_cause", cl.RootCause.Slug, cl.RootCause.Sentence, cl.RootCause.Rule, hitConfidence(cl.RootCause))
 	c.Symptoms = d.hits("symptoms", cl.Symptoms)
 	c.Contributing = d.hits("contributing", cl.Contributing)
-	c.Components = d.hits("components", cl.Components)
+	c.Components = d.newComponents(d.hits("components", cl.Components))
 	c.Domain = d.hits("domain", cl.Domains)
 
 	// Lists.

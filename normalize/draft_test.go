@@ -2,6 +2,7 @@ package normalize
 
 import (
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -1044,5 +1045,26 @@ func TestPromisesInProseByOnePerson(t *testing.T) {
 	d := mustDraft(t, doc)
 	if len(d.Case.ActionItems) != 1 || !strings.Contains(d.Case.ActionItems[0].Text.EN, "migrate the server") {
 		t.Errorf("action items %+v, want the one promise", d.Case.ActionItems)
+	}
+}
+
+func TestNewComponentsFromWhereThePageSaysWhatBroke(t *testing.T) {
+	doc := testDoc()
+	doc.SlugDate = "2021-04-02"
+	doc.Sections = []casefile.Section{
+		{Kind: casefile.SectionRootCause, Heading: "Root cause", Paragraphs: []string{"A schema change locked a table in our CockroachDB cluster for forty minutes."}, Items: []string{}},
+		{Kind: casefile.SectionLessons, Heading: "Lessons", Paragraphs: []string{"We will look at whether ClickHouse would serve the reports better."}, Items: []string{}},
+	}
+	d := mustDraft(t, doc)
+	if !slices.Contains(d.Case.Components, "cockroachdb") {
+		t.Errorf("components %v lack the new cockroachdb", d.Case.Components)
+	}
+	if slices.Contains(d.Case.Components, "clickhouse") {
+		t.Errorf("components %v took clickhouse from the lessons", d.Case.Components)
+	}
+	for _, e := range d.Evidence {
+		if e.Field == "components" && e.Value == "cockroachdb" && !strings.Contains(e.Rule, "new component") {
+			t.Errorf("cockroachdb's evidence %q does not mark it new", e.Rule)
+		}
 	}
 }

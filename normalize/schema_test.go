@@ -80,6 +80,21 @@ func TestSchemaAcceptsDurations(t *testing.T) {
 	}
 }
 
+// TestSchemaTakesANewComponent: a component outside the vocabulary is
+// allowed (the library's own cases name such parts); other vocabularies
+// stay closed.
+func TestSchemaTakesANewComponent(t *testing.T) {
+	c := validCase()
+	c.Components = []string{"cockroachdb"}
+	if err := Validate(c); err != nil {
+		t.Errorf("a new component: %v", err)
+	}
+	c.RootCause = "cosmic-rays"
+	if err := Validate(c); err == nil {
+		t.Error("an unknown root cause was taken")
+	}
+}
+
 func TestSchemaRejectsBadCases(t *testing.T) {
 	str := func(s string) *string { return &s }
 	tests := []struct {
@@ -89,7 +104,7 @@ func TestSchemaRejectsBadCases(t *testing.T) {
 	}{
 		{"a date that is not a day", func(c *casefile.Case) { c.Date = "2018-13-01" }, []string{"invalid case Example 2018-13-01: /date:", "does not match the date form YYYY-MM-DD"}},
 		{"an unknown root cause", func(c *casefile.Case) { c.RootCause = "cosmic-rays" }, []string{`root_cause: "cosmic-rays" is not in the vocabulary`}},
-		{"an unknown component", func(c *casefile.Case) { c.Components = []string{"etc"} }, []string{`components: "etc" is not in the vocabulary`}},
+		{"a component that is not a slug", func(c *casefile.Case) { c.Components = []string{"Etc D"} }, []string{"/components/0:", "does not match the slug form"}},
 		{"a slug that is not a slug", func(c *casefile.Case) { c.Symptoms = []string{"High Error Rate"} }, []string{"/symptoms/0:", "does not match the slug form"}},
 		{"a repeated slug", func(c *casefile.Case) { c.Domain = []string{"gcp", "gcp"} }, []string{"/domain:", "items at 0 and 1 are equal"}},
 		{"a duration in the wrong notation", func(c *casefile.Case) { c.Timeline.ResolvedAfter = str("38 minutes") }, []string{"/timeline/resolved_after:", `does not match the duration form ("38m"`}},
