@@ -265,6 +265,13 @@ func assemble(pg *page, r reading) casefile.Document {
 			env.zone, env.zoneName = loc, zone
 		}
 	}
+	if env.zone == nil {
+		// A page that declares no zone but publishes with a local offset
+		// ("2019-10-03T09:00:00-04:00") writes its bare times in that offset.
+		if loc, name := publishedOffset(pg.meta); loc != nil {
+			env.zone, env.zoneName = loc, name
+		}
+	}
 
 	r.blocks = leadInLists(r.blocks)
 	sections, kinds, heads := segment(r.blocks, d.Title)

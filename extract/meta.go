@@ -2,6 +2,7 @@ package extract
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/url"
 	"regexp"
 	"strconv"
@@ -360,6 +361,33 @@ func headOf(root *html.Node, max int) *html.Node {
 		return c
 	}
 	return copyNode(root)
+}
+
+// publishedOffset is the UTC offset of the page's publication timestamp
+// (article:published_time and its kin), as a zone named "UTC-4" or
+// "UTC+5:30", when it is not UTC itself: many sites stamp in UTC whatever
+// their writers' clocks say, so a zero offset tells nothing.
+func publishedOffset(meta map[string]string) (*time.Location, string) {
+	for _, k := range []string{"article:published_time", "og:published_time", "article:modified_time", "date", "dc.date"} {
+		t, err := time.Parse(time.RFC3339, strings.TrimSpace(meta[k]))
+		if err != nil {
+			continue
+		}
+		_, off := t.Zone()
+		if off == 0 {
+			return nil, ""
+		}
+		sign, a := "+", off
+		if off < 0 {
+			sign, a = "-", -off
+		}
+		name := "UTC" + sign + strconv.Itoa(a/3600)
+		if m := a % 3600 / 60; m != 0 {
+			name += fmt.Sprintf(":%02d", m)
+		}
+		return time.FixedZone(name, off), name
+	}
+	return nil, ""
 }
 
 // docTitle is the first <title> element's text.

@@ -672,3 +672,22 @@ func TestReflowJoinsWrappedProse(t *testing.T) {
 		t.Errorf("code was reflowed: %q", got)
 	}
 }
+
+func TestBareTimesTakeThePublicationOffset(t *testing.T) {
+	page := func(published string) string {
+		return `<html><head><title>Postmortem: login outage</title><meta property="article:published_time" content="` + published + `"></head><body><article>
+<h1>Postmortem: login outage</h1>
+<p>On October 2, 2019 logins failed from 14:05 until 14:50, after a bad deploy. We are sorry.</p>
+<h2>Root cause</h2><p>A configuration change broke the session store.</p>
+</article></body></html>`
+	}
+	got := timelineOf(t, "https://blog.example.com/2019/10/03/login-outage", page("2019-10-03T09:00:00-04:00"))
+	if len(got) == 0 || got[0] != "2019-10-02T18:05 UTC-4 from 14:05 until 14:50" {
+		t.Errorf("with a -04:00 publication stamp: events %q, want the first at 18:05 UTC in UTC-4", got)
+	}
+	for _, e := range timelineOf(t, "https://blog.example.com/2019/10/03/login-outage", page("2019-10-03T13:00:00Z")) {
+		if strings.Contains(e, "UTC-") || strings.Contains(e, "UTC+") {
+			t.Errorf("a UTC publication stamp gave a zone: %q", e)
+		}
+	}
+}
