@@ -1057,6 +1057,15 @@ func (p *stampParser) resolve(pt tsPoint, addDays int) tsResolved {
 			t := time.Date(y, time.Month(m), d, h, mi, sec, ns, p.ctx.Zone)
 			if name, _ := t.Zone(); name == pt.zone.name {
 				loc, r.ambiguous = p.ctx.Zone, false
+			} else if r.dateKnown && regionUses(p.ctx.Zone, y, pt.zone.name) {
+				// The declared region's other season's abbreviation ("PDT"
+				// in January on a page in US/Pacific time): a slip of the
+				// writer's; the region's clock on that day wins.
+				loc, r.ambiguous = p.ctx.Zone, false
+				r.zoneName = p.ctx.ZoneName
+				if r.zoneName == "" {
+					r.zoneName = p.ctx.Zone.String()
+				}
 			}
 		}
 	case p.ctx.Zone != nil:
@@ -1069,6 +1078,21 @@ func (p *stampParser) resolve(pt tsPoint, addDays int) tsResolved {
 	}
 	r.wall = time.Date(y, time.Month(m), d, h, mi, sec, ns, loc)
 	return r
+}
+
+// regionUses reports whether the region loc writes the abbreviation name
+// in winter or in summer of year y. A fixed zone (UTC, a bare offset) is no
+// region.
+func regionUses(loc *time.Location, y int, name string) bool {
+	if loc == time.UTC || strings.HasPrefix(loc.String(), "UTC") {
+		return false
+	}
+	for _, m := range []time.Month{time.January, time.July} {
+		if n, _ := time.Date(y, m, 15, 12, 0, 0, 0, loc).Zone(); n == name {
+			return true
+		}
+	}
+	return false
 }
 
 // inferYear gives a year-less date the context's year, minus one when the

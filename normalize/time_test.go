@@ -380,6 +380,31 @@ func TestScanTimesPrefersTheContextReadingOfAnAbbreviation(t *testing.T) {
 	}
 }
 
+func TestADeclaredRegionOverridesTheWrongSeasonsAbbreviation(t *testing.T) {
+	la := tsMustLoc(t, "America/Los_Angeles")
+	tests := []struct {
+		name, text string
+		ctx        TimeContext
+		want       string
+	}{
+		{"PDT in January on a Pacific page is PST", "January 15, 2024 10:00 PDT", TimeContext{Zone: la, ZoneName: "US/Pacific"}, "2024-01-15T18:00:00Z"},
+		{"PDT in July on a Pacific page is PDT", "July 15, 2024 10:00 PDT", TimeContext{Zone: la, ZoneName: "US/Pacific"}, "2024-07-15T17:00:00Z"},
+		{"PDT in January without a region is taken as written", "January 15, 2024 10:00 PDT", TimeContext{}, "2024-01-15T17:00:00Z"},
+		{"a UTC page keeps a written PDT", "January 15, 2024 10:00 PDT", TimeContext{Zone: time.UTC, ZoneName: "UTC"}, "2024-01-15T17:00:00Z"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			st, ok := ParseTime(tt.text, tt.ctx)
+			if !ok {
+				t.Fatalf("ParseTime(%q) failed", tt.text)
+			}
+			if got := st.At.Format(time.RFC3339); got != tt.want {
+				t.Errorf("ParseTime(%q) = %s, want %s", tt.text, got, tt.want)
+			}
+		})
+	}
+}
+
 func TestScanTimesInheritsFromTheContext(t *testing.T) {
 	la := tsMustLoc(t, "America/Los_Angeles")
 	tests := []struct {
