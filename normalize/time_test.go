@@ -361,7 +361,9 @@ func TestScanTimesPrefersTheContextReadingOfAnAbbreviation(t *testing.T) {
 		{"IST without context is India", "2020-07-15 10:00 IST", "", "2020-07-15T04:30:00Z", true},
 		{"IST in a Dublin summer is Irish Standard Time", "2020-07-15 10:00 IST", "Europe/Dublin", "2020-07-15T09:00:00Z", false},
 		{"BST in a London context is confirmed", "2020-07-15 10:00 BST", "Europe/London", "2020-07-15T09:00:00Z", false},
-		{"PST in a Los Angeles summer stays PST", "2020-07-15 10:00 PST", "America/Los_Angeles", "2020-07-15T18:00:00Z", false},
+		// The region declared wins over the other season's abbreviation (issue 8:
+		// "PDT in January" on a Pacific page is Pacific time on that day).
+		{"PST in a Los Angeles summer is the region's PDT", "2020-07-15 10:00 PST", "America/Los_Angeles", "2020-07-15T17:00:00Z", false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
