@@ -200,7 +200,7 @@ func (d *drafter) timelineEvidence(tl tlChoice) {
 			m = &tlMoment{id: missingID, rule: missing, conf: 0.5}
 		}
 		var at string
-		if !m.at.IsZero() {
+		if !m.at.IsZero() && !tl.localClock {
 			at = utc(m.at)
 		}
 		d.ev = append(d.ev, casefile.Evidence{Field: field, Value: at, Source: clip(m.source, 600), RuleID: m.id, Rule: note(m.rule), Confidence: m.conf})
@@ -218,6 +218,10 @@ func (d *drafter) timelineEvidence(tl tlChoice) {
 // else the publication date (low confidence).
 func (d *drafter) date(tl tlChoice) (string, error) {
 	switch {
+	case tl.start != nil && tl.localClock:
+		day := tl.start.at.Format("2006-01-02")
+		d.add("date", day, tl.start.source, "the page's local day of the start (it gives no zone, so the UTC day may differ)", min(tl.start.conf, 0.4))
+		return day, nil
 	case tl.start != nil:
 		day := tl.start.at.UTC().Format("2006-01-02")
 		d.add("date", day, tl.start.source, "UTC day of started_at "+utc(tl.start.at), tl.start.conf)
@@ -1202,6 +1206,9 @@ type tlChoice struct {
 	// events are the document's events as the rules read them
 	// (prepareEvents), in the document's order, for eventTimeline.
 	events []tlEvent
+	// localClock: the page gives no zone, and the moments are on its local
+	// clock: their durations hold, their instants are unknown.
+	localClock bool
 }
 
 // knownZone reports whether an event's zone was written or inherited.

@@ -1068,3 +1068,30 @@ func TestNewComponentsFromWhereThePageSaysWhatBroke(t *testing.T) {
 		}
 	}
 }
+
+func TestDurationsOnALocalClockWhenThePageGivesNoZone(t *testing.T) {
+	local := func(instant, stamp, text string) casefile.Event {
+		e := ev(t, instant, stamp, text, casefile.SectionSummary)
+		e.Zone = ""
+		return e
+	}
+	doc := testDoc()
+	doc.Events = []casefile.Event{
+		local("2018-08-21T06:50:00Z", "6:50am", "From about 6:50am the website stopped responding."),
+		local("2018-08-21T07:05:00Z", "7:05am", "Our monitoring alerted us at 7:05am."),
+		local("2018-08-21T07:50:00Z", "7:50am", "The website was back at 7:50am."),
+	}
+	d := mustDraft(t, doc)
+	if got := deref(d.Case.Timeline.ResolvedAfter); got != "1h" {
+		t.Errorf("resolved_after = %q, want 1h", got)
+	}
+	if got := deref(d.Case.Timeline.DetectedAfter); got != "15m" {
+		t.Errorf("detected_after = %q, want 15m", got)
+	}
+	if e := evidenceOf(t, d, "started_at"); e.Value != "" || !strings.Contains(e.Rule, "no zone") {
+		t.Errorf("started_at evidence %+v: want no instant and a rule saying the page gives no zone", e)
+	}
+	if d.Case.Date != "2018-08-21" {
+		t.Errorf("date = %q", d.Case.Date)
+	}
+}

@@ -252,6 +252,15 @@ func chooseTimeline(doc casefile.Document) tlChoice {
 	c := &tlContext{}
 	ch.events = prepareEvents(doc.Events)
 	c.evs, ch.ignoredNote = usableEvents(ch.events)
+	if len(c.evs) == 0 {
+		// No zone anywhere on the page: the rules read its times on their
+		// one local clock, so that durations still come out; the instants
+		// stay unknown (see tlChoice.localClock).
+		if local := localClockEvents(ch.events); len(local) > 0 {
+			c.evs, ch.localClock = local, true
+			ch.ignoredNote = "the page gives no zone for any of its times: they are read on one local clock, so the durations hold but no UTC instant is given"
+		}
+	}
 	c.firstPost = firstStatusPost(c.evs)
 	c.start = c.apply(startPasses)
 	if c.start == nil {
@@ -276,6 +285,21 @@ func chooseTimeline(doc casefile.Document) tlChoice {
 
 // usableEvents returns the events the rules read, in time order, and a note
 // on the events left out for want of a zone or a time of day.
+// localClockEvents are the events usableEvents leaves out only for want of
+// a zone, in time order on their own clock.
+func localClockEvents(prepared []tlEvent) []tlEvent {
+	var evs []tlEvent
+	for _, e := range prepared {
+		if e.At.IsZero() || knownZone(e.Event) || !hasClock(e.Event) ||
+			!e.post && tlFutureRe.MatchString(e.clause) || !e.post && tlIgnoredSections[e.Section] && promiseRe.MatchString(e.clause) {
+			continue
+		}
+		evs = append(evs, e)
+	}
+	slices.SortStableFunc(evs, func(a, b tlEvent) int { return a.At.Compare(b.At) })
+	return evs
+}
+
 func usableEvents(prepared []tlEvent) ([]tlEvent, string) {
 	var evs []tlEvent
 	var unknownZone, dateOnly []string
