@@ -187,7 +187,7 @@ func TestWalkSitemapNotModified(t *testing.T) {
 		fmt.Fprint(w, `<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"></urlset>`)
 	})
 	srv := mustServer(t, mux)
-	f := mustFetcher(t, Config{AllowPrivate: true, IgnoreRobots: true}, nil)
+	f := mustFetcher(t, Config{AllowPrivate: true, IgnoreRobots: true, HostDelay: -1}, nil)
 	first, err := f.Discover(context.Background(), "sitemap", srv.URL+"/sitemap_index.xml", Validators{})
 	if err != nil {
 		t.Fatal(err)
@@ -326,7 +326,7 @@ func TestWalkStartFails(t *testing.T) {
 	})
 	srv := mustServer(t, mux)
 	gate := newRecordingGate(t)
-	f := mustFetcher(t, Config{AllowPrivate: true, IgnoreRobots: true, Gate: gate}, nil)
+	f := mustFetcher(t, Config{AllowPrivate: true, IgnoreRobots: true, Gate: gate, HostDelay: -1}, nil)
 	_, err := f.Discover(context.Background(), "sitemap", srv.URL+"/busy.xml", Validators{})
 	if err == nil || !strings.Contains(err.Error(), "429") || !strings.Contains(err.Error(), "/busy.xml") {
 		t.Errorf("429: error %v, want one naming the status and the url", err)
