@@ -339,3 +339,65 @@ func TestWalkStartFails(t *testing.T) {
 		t.Errorf("a feed as a sitemap: error %v", err)
 	}
 }
+
+func TestWalkStatuspageHistoryHTML(t *testing.T) {
+	var h hits
+	mux := http.NewServeMux()
+	long := strings.Repeat("From 09:14 to 10:02 UTC builds queued for longer than usual because a runner pool was drained by mistake. ", 2)
+	incident := func(code, impact, name, message string) string {
+		return fmt.Sprintf(`
+      <div class="incident-container">
+        <a href="/incidents/%s" class="incident-title font-large impact-%s">%s</a>
+        <div class="incident-message font-regular">%s</div>
+        <div class="secondary font-small color-secondary">Mar <var data-var='date'>4</var>, <var data-var='time'>09:14</var> - <var data-var='time'>10:02</var> UTC</div>
+      </div>`, code, impact, name, message)
+	}
+	month := func(name string, incidents ...string) string {
+		return fmt.Sprintf(`<div class="month"><h4 class="month-title font-largest">%s <var data-var="year" class="font-large">2026</var></h4><div class="incident-list">%s</div></div>`, name, strings.Join(incidents, ""))
+	}
+	mux.HandleFunc("/api/v2/incidents/unresolved.json", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprint(w, `{"page":{"id":"kq3zz8vrtdwd","name":"Example"},"incidents":[{"id":"open00000002","name":"Slow builds","status":"identified","impact":"minor","incident_updates":[]}]}`)
+	})
+	mux.HandleFunc("/history.json", func(w http.ResponseWriter, r *http.Request) { h.record(r); http.NotFound(w, r) })
+	mux.HandleFunc("/history", func(w http.ResponseWriter, r *http.Request) {
+		h.record(r)
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		var months string
+		switch r.URL.Query().Get("page") {
+		case "1":
+			months = month("March",
+				incident("open00000002", "minor", "Slow builds", "We have identified the cause."),
+				incident("mnt000000002", "maintenance", "Runner image upgrade", "The scheduled maintenance has been completed."),
+				incident("res000000003", "major", "Queued builds", long),
+				incident("res000000004", "none", "Dashboard glitch", "This incident has been resolved."))
+		case "2":
+			months = month("December", incident("pm0000000002", "critical", "Incident report: artifact storage outage", "This incident has been resolved."))
+		default:
+			months = `<div class="month"><h4 class="month-title">October <var data-var="year">1996</var></h4><div class="incident-list"><p>No incidents reported for this month.</p></div></div>`
+		}
+		fmt.Fprintf(w, `<!DOCTYPE html><html><head><title>Example Status - Incident History</title></head><body>
+<div class="container"><div class="months-container">%s</div>
+<div class="pagination"><a class="previous-page" href="/history?page=%s">Incident History</a></div></div></body></html>`, months, r.URL.Query().Get("page"))
+	})
+	srv := mustServer(t, mux)
+	f := mustFetcher(t, Config{AllowPrivate: true, IgnoreRobots: true, HostDelay: -1}, nil)
+	d, err := f.Discover(context.Background(), "statuspage-history", srv.URL, Validators{})
+	if err != nil {
+		t.Fatalf("Discover: %v", err)
+	}
+	want := []string{srv.URL + "/incidents/res000000003", srv.URL + "/incidents/pm0000000002"}
+	if diff := cmp.Diff(want, candidateURLs(d)); diff != "" {
+		t.Errorf("candidates (-want +got): no open incident, no maintenance, no default-text entry\n%s", diff)
+	}
+	if d.Skipped != 3 {
+		t.Errorf("skipped %d, want 3", d.Skipped)
+	}
+	wantPaths := []string{"/history.json?page=1", "/history?page=1", "/history?page=2", "/history?page=3"}
+	if diff := cmp.Diff(wantPaths, h.list()); diff != "" {
+		t.Errorf("requests (-want +got): history.json's 404, then the HTML pages up to the empty one\n%s", diff)
+	}
+	if len(d.Candidates) > 0 && !strings.Contains(d.Candidates[0].Why, "March 2026") {
+		t.Errorf("why %q: want the month it was listed in", d.Candidates[0].Why)
+	}
+}

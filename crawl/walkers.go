@@ -3,7 +3,9 @@ package crawl
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"net/http"
 	"net/url"
 	"regexp"
 	"strconv"
@@ -225,6 +227,41 @@ var spCode = regexp.MustCompile(`^(?:[0-9a-z]{12}|[0-9A-Z]{26})$`)
 // as a postmortem.
 const historyMessageLen = 120
 
+// historyCandidate judges one incident a history page lists: not
+// maintenance, not open, and with a postmortem's name or text to draft.
+// where says where it was listed ("May 2026").
+func historyCandidate(root *url.URL, open map[string]bool, code, name, message, impact, where string) (Candidate, bool) {
+	if !spCode.MatchString(code) || impact == "maintenance" || open[code] {
+		return Candidate{}, false
+	}
+	text := collapseSpace(htmlText(message))
+	verdict := extract.EntryVerdict(name, "", text)
+	why := ""
+	switch {
+	case verdict.IsPostmortem:
+		why = fmt.Sprintf("listed in %s; score %g: %s", where, verdict.Score, extract.ReasonsText(verdict))
+	case len([]rune(text)) >= historyMessageLen && !spDefaultBodies[strings.ToLower(text)]:
+		why = fmt.Sprintf("listed in %s with %d characters of text", where, len([]rune(text)))
+	default:
+		return Candidate{}, false
+	}
+	return Candidate{
+		URL:  root.String() + "/incidents/" + url.PathEscape(code),
+		What: "statuspage history incident: " + clip(name, 80),
+		Why:  why + " (impact " + nonEmpty(impact, "none") + ")",
+	}, true
+}
+
+// historyPage is the page number a history request asked for, or 0 when
+// a redirect dropped ?page= (the first page again: not read twice).
+func historyPage(r *colly.Request) int {
+	n, _ := strconv.Atoi(r.URL.Query().Get("page"))
+	if n != r.Depth {
+		return 0
+	}
+	return n
+}
+
 // walkStatuspageHistory reads a Statuspage's /history.json?page=N, a
 // quarter per page from the current one back, for incidents older than the
 // 50 of incidents.json: each incident that is not maintenance, not open
@@ -232,7 +269,8 @@ const historyMessageLen = 120
 // text to draft or a postmortem's name is a candidate at
 // <page>/incidents/<code>. The walk stops at a page with no incidents (past
 // the end a page answers with empty months of 1996), at a redirect that
-// drops ?page=, or after historyPages pages.
+// drops ?page=, or after historyPages pages. A host that answers
+// history.json with 404 is read through its HTML /history?page=N pages.
 func walkStatuspageHistory(f *Fetcher, ctx context.Context, src *url.URL, v Validators) (Discovery, error) {
 	root := &url.URL{Scheme: src.Scheme, Host: src.Host}
 	open := map[string]bool{}
@@ -255,12 +293,9 @@ func walkStatuspageHistory(f *Fetcher, ctx context.Context, src *url.URL, v Vali
 		filters:  []*regexp.Regexp{regexp.MustCompile("^" + regexp.QuoteMeta(root.String()) + `/history\.json\?page=\d+$`)},
 		setup: func(c *colly.Collector) {
 			c.OnResponse(func(r *colly.Response) {
-				if r.Body == nil {
+				n := historyPage(r.Request)
+				if r.Body == nil || n == 0 {
 					return
-				}
-				n, _ := strconv.Atoi(r.Request.URL.Query().Get("page"))
-				if n != r.Request.Depth {
-					return // a redirect dropped ?page=: the first page again
 				}
 				var doc spHistory
 				if err := json.Unmarshal(r.Body, &doc); err != nil {
@@ -275,29 +310,90 @@ func walkStatuspageHistory(f *Fetcher, ctx context.Context, src *url.URL, v Vali
 				for _, m := range *doc.Months {
 					for _, in := range m.Incidents {
 						found++
-						text := strings.TrimSpace(htmlText(in.Message))
-						verdict := extract.EntryVerdict(in.Name, "", text)
-						why := ""
-						switch {
-						case !spCode.MatchString(in.Code), in.Impact == "maintenance", open[in.Code]:
-						case verdict.IsPostmortem:
-							why = fmt.Sprintf("listed in %s %d; score %g: %s", m.Name, m.Year, verdict.Score, extract.ReasonsText(verdict))
-						case len([]rune(text)) >= historyMessageLen && !spDefaultBodies[strings.ToLower(text)]:
-							why = fmt.Sprintf("listed in %s %d with %d characters of text", m.Name, m.Year, len([]rune(text)))
-						}
-						if why == "" {
+						cand, ok := historyCandidate(root, open, in.Code, in.Name, in.Message, in.Impact, fmt.Sprintf("%s %d", m.Name, m.Year))
+						if !ok {
 							got.add(nil, 1)
 							continue
 						}
-						got.add([]Candidate{{
-							URL:  root.String() + "/incidents/" + url.PathEscape(in.Code),
-							What: "statuspage history incident: " + clip(in.Name, 80),
-							Why:  why + " (impact " + nonEmpty(in.Impact, "none") + ")",
-						}}, 0)
+						got.add([]Candidate{cand}, 0)
 					}
 				}
 				if found > 0 {
 					_ = r.Request.Visit(fmt.Sprintf("%s/history.json?page=%d", root, n+1))
+				}
+			})
+		},
+	})
+	var se *StatusError
+	if errors.As(err, &se) && se.StatusCode == http.StatusNotFound {
+		return walkStatuspageHistoryHTML(f, ctx, root, open, v)
+	}
+	if err != nil {
+		return Discovery{}, err
+	}
+	return got.discovery("statuspage-history", start, res)
+}
+
+// incidentPath is the path of a Statuspage or incident.io incident page.
+var incidentPath = regexp.MustCompile(`^/incidents/([0-9a-z]{12}|[0-9A-Z]{26})/?$`)
+
+// impactClass is the impact-* class Statuspage puts on an incident's link.
+var impactClass = regexp.MustCompile(`\bimpact-(none|minor|major|critical|maintenance)\b`)
+
+// walkStatuspageHistoryHTML reads the HTML /history?page=N pages: each link
+// to /incidents/<code> is an incident, its impact-* class its impact, the
+// text of the block around it (the incident's container, else the link's
+// parent) its message, judged as history.json's entries are. It follows
+// page N+1 while a page lists incidents.
+func walkStatuspageHistoryHTML(f *Fetcher, ctx context.Context, root *url.URL, open map[string]bool, v Validators) (Discovery, error) {
+	start := root.String() + "/history?page=1"
+	var (
+		got   collected
+		mu    sync.Mutex
+		found = map[int]int{}
+	)
+	res, err := f.walk(ctx, start, v, walkSpec{
+		maxDepth: historyPages,
+		filters:  []*regexp.Regexp{regexp.MustCompile("^" + regexp.QuoteMeta(root.String()) + `/history\?page=\d+$`)},
+		setup: func(c *colly.Collector) {
+			c.OnHTML("a[href]", func(e *colly.HTMLElement) {
+				n := historyPage(e.Request)
+				u, err := url.Parse(e.Request.AbsoluteURL(e.Attr("href")))
+				if n == 0 || err != nil || !strings.EqualFold(u.Host, root.Host) {
+					return
+				}
+				m := incidentPath.FindStringSubmatch(u.Path)
+				if m == nil {
+					return
+				}
+				mu.Lock()
+				found[n]++
+				mu.Unlock()
+				impact := ""
+				if im := impactClass.FindStringSubmatch(e.Attr("class")); im != nil {
+					impact = im[1]
+				}
+				box := e.DOM.Closest(".incident-container, .incident-data")
+				if box.Length() == 0 {
+					box = e.DOM.Parent()
+				}
+				name := collapseSpace(e.Text)
+				message := strings.TrimSpace(strings.Replace(collapseSpace(box.Text()), name, "", 1))
+				month := collapseSpace(e.DOM.Closest(".month").Find(".month-title").First().Text())
+				cand, ok := historyCandidate(root, open, m[1], name, message, impact, nonEmpty(month, fmt.Sprintf("history page %d", n)))
+				if !ok {
+					got.add(nil, 1)
+					return
+				}
+				got.add([]Candidate{cand}, 0)
+			})
+			c.OnScraped(func(r *colly.Response) {
+				n := historyPage(r.Request)
+				mu.Lock()
+				more := n > 0 && found[n] > 0
+				mu.Unlock()
+				if more {
+					_ = r.Request.Visit(fmt.Sprintf("%s/history?page=%d", root, n+1))
 				}
 			})
 		},
