@@ -410,24 +410,12 @@ func (f *Fetcher) get(ctx context.Context, u *url.URL, kind requestKind, v Valid
 	})
 	c.OnResponse(func(r *colly.Response) { res.body = r.Body })
 
-	if f.cfg.Gate != nil {
-		gap := max(f.cfg.HostDelay, f.CrawlDelay(u.String()))
-		release, err := f.cfg.Gate.Acquire(ctx, strings.ToLower(u.Host), gap)
-		if err != nil {
-			if ctx.Err() != nil {
-				return res, ctx.Err()
-			}
-			return res, newFetchError(casefile.ErrTransient, err, "wait for the host's turn: %v", err)
-		}
-		defer func() {
-			var backoff time.Duration
-			if res.status == http.StatusTooManyRequests || res.status == http.StatusServiceUnavailable {
-				backoff = retryAfter(res.header, f.now())
-			}
-			release(backoff)
-		}()
+	release, err := f.acquire(ctx, u)
+	if err != nil {
+		return res, err
 	}
-	err := c.Visit(u.String())
+	defer func() { release(res.status, res.header) }()
+	err = c.Visit(u.String())
 	switch {
 	case verdict != nil:
 		return res, verdict
@@ -442,6 +430,30 @@ func (f *Fetcher) get(ctx context.Context, u *url.URL, kind requestKind, v Valid
 		return res, newFetchError(casefile.ErrPermanent, nil, "the body is gzip-compressed without a Content-Encoding header")
 	}
 	return res, nil
+}
+
+// acquire waits for u's host's turn under the gate (none: at once). The
+// returned release ends the request; a 429 or 503 with Retry-After backs
+// the host off. Errors are the end of ctx or an ErrTransient fetchError.
+func (f *Fetcher) acquire(ctx context.Context, u *url.URL) (release func(status int, h http.Header), err error) {
+	if f.cfg.Gate == nil {
+		return func(int, http.Header) {}, nil
+	}
+	gap := max(f.cfg.HostDelay, f.CrawlDelay(u.String()))
+	rel, err := f.cfg.Gate.Acquire(ctx, strings.ToLower(u.Host), gap)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		return nil, newFetchError(casefile.ErrTransient, err, "wait for the host's turn: %v", err)
+	}
+	return func(status int, h http.Header) {
+		var backoff time.Duration
+		if status == http.StatusTooManyRequests || status == http.StatusServiceUnavailable {
+			backoff = retryAfter(h, f.now())
+		}
+		rel(backoff)
+	}, nil
 }
 
 // collector makes the collector of one fetch. Fields are set after

@@ -20,9 +20,9 @@ var listPath = regexp.MustCompile(`(?i)/(?:tags?|categor(?:y|ies)|authors?|archi
 // postmortem title (its last path segment's words, through
 // extract.EntryVerdict, as a feed entry's title would) is a candidate,
 // marked with its <lastmod> so that a page changed later is read again. A
-// sitemap index lists sitemaps, not pages: it is an error naming the first
-// of them, to be given as the source's URL instead.
-func parseSitemap(src *url.URL, body []byte) ([]Candidate, int, string, error) {
+// sitemap index (<sitemapindex>) has no pages: its sitemaps' addresses are
+// returned as children, for the walk to follow.
+func parseSitemap(src *url.URL, body []byte) (cands []Candidate, skipped int, children []string, err error) {
 	var doc struct {
 		XMLName xml.Name
 		URLs    []struct {
@@ -36,21 +36,23 @@ func parseSitemap(src *url.URL, body []byte) ([]Candidate, int, string, error) {
 	dec := xml.NewDecoder(bytes.NewReader(body))
 	dec.Strict = true
 	if err := dec.Decode(&doc); err != nil {
-		return nil, 0, "", fmt.Errorf("not a sitemap: %s", firstLine(err.Error()))
+		return nil, 0, nil, fmt.Errorf("not a sitemap: %s", firstLine(err.Error()))
 	}
 	switch doc.XMLName.Local {
 	case "sitemapindex":
-		first := ""
-		if len(doc.Sitemaps) > 0 {
-			first = ": " + strings.TrimSpace(doc.Sitemaps[0].Loc)
+		for _, s := range doc.Sitemaps {
+			u, err := src.Parse(strings.TrimSpace(s.Loc))
+			if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+				skipped++
+				continue
+			}
+			children = append(children, u.String())
 		}
-		return nil, 0, "", fmt.Errorf("a sitemap index of %d sitemaps, not a sitemap: give one of them as the url%s", len(doc.Sitemaps), first)
+		return nil, skipped, children, nil
 	case "urlset":
 	default:
-		return nil, 0, "", errors.New("not a sitemap: the root element is <" + doc.XMLName.Local + ">, not <urlset>")
+		return nil, 0, nil, errors.New("not a sitemap: the root element is <" + doc.XMLName.Local + ">, not <urlset> or <sitemapindex>")
 	}
-	var cands []Candidate
-	skipped := 0
 	for _, e := range doc.URLs {
 		u, err := src.Parse(strings.TrimSpace(e.Loc))
 		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
@@ -74,5 +76,5 @@ func parseSitemap(src *url.URL, body []byte) ([]Candidate, int, string, error) {
 			Mark: strings.TrimSpace(e.LastMod),
 		})
 	}
-	return cands, skipped, "", nil
+	return cands, skipped, nil, nil
 }

@@ -44,7 +44,7 @@ type Discovery struct {
 }
 
 // Adapters are the names of the source adapters, for help and messages.
-var Adapters = []string{"statuspage", "incidentio", "gcp", "feed", "list", "discourse", "sitemap"}
+var Adapters = []string{"statuspage", "statuspage-history", "incidentio", "gcp", "feed", "list", "discourse", "sitemap", "blogindex"}
 
 // parsers read a source's fetched index into candidates; skipped counts
 // what they passed over.
@@ -55,11 +55,14 @@ var parsers = map[string]func(src *url.URL, body []byte) (cands []Candidate, ski
 	"feed":       parseFeed,
 	"list":       parseListSource,
 	"discourse":  parseDiscourse,
-	"sitemap":    parseSitemap,
 }
 
 // KnownAdapter reports whether name is an adapter.
-func KnownAdapter(name string) bool { _, ok := parsers[name]; return ok }
+func KnownAdapter(name string) bool {
+	_, ok := parsers[name]
+	_, walks := walkers[name]
+	return ok || walks
+}
 
 // AdapterNames is Adapters joined for messages: "statuspage, incidentio, ...".
 func AdapterNames() string {
@@ -96,6 +99,13 @@ func IndexURL(adapter, raw string) (string, error) {
 // that cannot be fetched or read is an error naming the source's URL; an
 // unknown adapter is ErrInvalid.
 func (f *Fetcher) Discover(ctx context.Context, adapter, rawURL string, v Validators) (Discovery, error) {
+	if walk, ok := walkers[adapter]; ok {
+		u, err := url.Parse(rawURL)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return Discovery{}, casefile.Errorf(casefile.ErrInvalid, "source url %s is not an http(s) URL", displayRaw(rawURL))
+		}
+		return walk(f, ctx, u, v)
+	}
 	parse, ok := parsers[adapter]
 	if !ok {
 		return Discovery{}, casefile.Errorf(casefile.ErrInvalid, "unknown adapter %q: give one of %s", adapter, AdapterNames())

@@ -151,7 +151,6 @@ func TestDiscoverMalformed(t *testing.T) {
 		{"gcp", "/api/v2/incidents.json", "not a Google Cloud incidents.json"},
 		{"list", "/status-feed.atom", "lines could not be read"},
 		{"discourse", "/gcp-incidents.json", "not a Discourse topic list"},
-		{"sitemap", "/sitemap-index.xml", "give one of them as the url: https://blog.example.test/post-sitemap.xml"},
 		{"sitemap", "/blog-feed.xml", "not <urlset>"},
 	}
 	for _, tt := range tests {

@@ -2,6 +2,9 @@ package extract
 
 import (
 	"encoding/json"
+	"fmt"
+	"net/url"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -56,9 +59,12 @@ func (p discoursePost) cookedBody() *html.Node {
 }
 
 type discourseJSON struct {
+	ID         int64  `json:"id"`
 	Title      string `json:"title"`
 	PostStream struct {
-		Posts []struct {
+		Stream []int64 `json:"stream"`
+		Posts  []struct {
+			ID         int64  `json:"id"`
 			PostNumber int    `json:"post_number"`
 			Username   string `json:"username"`
 			CreatedAt  string `json:"created_at"`
@@ -68,6 +74,73 @@ type discourseJSON struct {
 			DeletedAt  any    `json:"deleted_at"`
 		} `json:"posts"`
 	} `json:"post_stream"`
+}
+
+// Later posts of a Discourse topic: its JSON carries the first posts (about
+// 20) and the ids of all in post_stream.stream; the others are asked for by
+// id, discoursePostsChunk at a time, at most discourseMaxMore of them.
+const (
+	discoursePostsChunk = 20
+	discourseMaxMore    = 200
+)
+
+// MoreURLs lists the resources worth fetching once those of ExtraURLs are
+// in extra (by URL): for a Discourse topic whose JSON lists more posts in
+// its stream than it carries, /t/<id>/posts.json?post_ids[]=... for the
+// missing ones, 20 a request and at most 200 posts, the request holding
+// the post the URL points at (/t/<slug>/<id>/<post_number>) first. Other
+// pages have none.
+func MoreURLs(pageURL string, extra map[string][]byte) []string {
+	urls := ExtraURLs(pageURL)
+	u, err := url.Parse(strings.TrimSpace(pageURL))
+	if err != nil || len(urls) == 0 {
+		return nil
+	}
+	m := discourseTopic.FindStringSubmatch(u.Path)
+	if m == nil {
+		return nil
+	}
+	var t discourseJSON
+	if json.Unmarshal(extra[urls[0]], &t) != nil || t.ID <= 0 {
+		return nil
+	}
+	have := map[int64]bool{}
+	for _, p := range t.PostStream.Posts {
+		have[p.ID] = true
+	}
+	var missing []int64
+	target := int64(0)
+	for i, id := range t.PostStream.Stream {
+		if have[id] {
+			continue
+		}
+		if n, _ := strconv.Atoi(m[3]); n == i+1 {
+			target = id
+		}
+		missing = append(missing, id)
+	}
+	var chunks [][]int64
+	for len(missing) > 0 {
+		n := min(discoursePostsChunk, len(missing))
+		chunk := missing[:n]
+		missing = missing[n:]
+		if slices.Contains(chunk, target) {
+			chunks = append([][]int64{chunk}, chunks...)
+			continue
+		}
+		chunks = append(chunks, chunk)
+	}
+	chunks = chunks[:min(len(chunks), discourseMaxMore/discoursePostsChunk)]
+	origin := u.Scheme + "://" + u.Host
+	var out []string
+	for _, chunk := range chunks {
+		q := url.Values{}
+		for _, id := range chunk {
+			q.Add("post_ids[]", strconv.FormatInt(id, 10))
+		}
+		out = append(out, fmt.Sprintf("%s/t/%d/posts.json?%s", origin, t.ID, q.Encode()))
+	}
+	return out
 }
 
 // readDiscourse reads a Discourse topic. The official post comes first: the

@@ -78,8 +78,8 @@ its name, what it found and submitted, or its error.
 --dry-run submits and records nothing; it prints the URLs that would be submitted,
 one per line: the URL, then tab-separated what it is and why it was chosen.
 
-With --adapter ADAPTER URL (statuspage, incidentio, gcp, feed, list, discourse or
-sitemap) it looks at one URL that is in no sources file, with no state: needs
+With --adapter ADAPTER URL (statuspage, statuspage-history, incidentio, gcp, feed,
+list, discourse, sitemap or blogindex) it looks at one URL that is in no sources file, with no state: needs
 --dry-run.
 
 Scheduled crawls run inside casefile run and casefile serve (see --sources there).

@@ -94,17 +94,21 @@ func (d *Drafter) Draft(ctx context.Context, rawURL string) (Result, error) {
 	if err != nil {
 		return res, err
 	}
-	for _, u := range extract.ExtraURLs(page.FinalURL) {
-		extra, err := d.Fetcher.FetchResource(ctx, u)
-		if err != nil {
-			d.log().Debug("related resource not fetched", "url", u, "err", err)
-			continue
+	fetchExtra := func(urls []string) {
+		for _, u := range urls {
+			extra, err := d.Fetcher.FetchResource(ctx, u)
+			if err != nil {
+				d.log().Debug("related resource not fetched", "url", u, "err", err)
+				continue
+			}
+			if page.Extra == nil {
+				page.Extra = map[string][]byte{}
+			}
+			page.Extra[u] = extra.Body
 		}
-		if page.Extra == nil {
-			page.Extra = map[string][]byte{}
-		}
-		page.Extra[u] = extra.Body
 	}
+	fetchExtra(extract.ExtraURLs(page.FinalURL))
+	fetchExtra(extract.MoreURLs(page.FinalURL, page.Extra)) // a long topic's later posts
 	res.Page = page
 
 	doc, err := extract.Page(ctx, page)
