@@ -263,7 +263,7 @@ field.`,
 	edit.Flags().StringArrayVar(&sets, "set", nil, "FIELD=VALUE to set (repeat for more fields; at least one)")
 	edit.Flags().StringVar(&reviewer, "reviewer", defaultReviewer(), "who edits it (env CASEFILE_REVIEWER; default: your OS user name)")
 	edit.Flags().StringVar(&server, "server", "", serverHelp)
-	cmd.AddCommand(list, show, export, review("approve", casefile.CaseApproved), review("reject", casefile.CaseRejected), edit)
+	cmd.AddCommand(list, show, export, a.casesImportCommand(&sf), review("approve", casefile.CaseApproved), review("reject", casefile.CaseRejected), edit)
 	return cmd
 }
 
