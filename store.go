@@ -294,6 +294,10 @@ type Store interface {
 	// CaseCounts counts the cases f selects by status (f's status, sort
 	// and paging aside).
 	CaseCounts(ctx context.Context, f CaseFilter) (map[CaseStatus]int, error)
+	// LatestSubmissions lists every submission, newest first, at most
+	// limit (≤ 0: store.DefaultLimit) after offset; ErrInvalid for a
+	// negative offset.
+	LatestSubmissions(ctx context.Context, limit, offset int) ([]Submission, error)
 	// Unsuccessful lists submissions that ended without a draft
 	// (not_postmortem, failed, dead_lettered) with their reasons, newest
 	// first, one page of them.

@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -71,6 +72,7 @@ func Run(t *testing.T, open func(t *testing.T) casefile.Store) {
 		{"an imported case keeps its id, is approved and marked imported, and importing again changes nothing", testImportCase},
 		{"imported ids move the case number past them; drafted cases never take them", testImportCaseIDs},
 		{"an import never replaces a drafted case nor takes another source's id", testImportConflicts},
+		{"the latest submissions are listed newest first, paged", testLatestSubmissions},
 		{"crawl state round-trips per source", testCrawlState},
 		{"the crawl seen set is per source and notices changed marks", testCrawlSeen},
 		{"one process at a time holds a source's crawl lease", testCrawlLease},
@@ -1728,4 +1730,30 @@ func testImportConflicts(t *testing.T, s casefile.Store) {
 	if _, err := s.Case(ctx(t), "IL-0600"); !errors.Is(err, casefile.ErrNotFound) {
 		t.Errorf("a refused import left case IL-0600 (err %v)", err)
 	}
+}
+
+func testLatestSubmissions(t *testing.T, s casefile.Store) {
+	subs := submit(t, s,
+		casefile.NewSubmission{URL: "https://l.example/a", Batch: "one"},
+		casefile.NewSubmission{URL: "https://l.example/b"},
+		casefile.NewSubmission{URL: "https://l.example/c", Batch: "two"})
+	ids := func(got []casefile.Submission, err error) []int64 {
+		t.Helper()
+		if err != nil {
+			t.Fatalf("LatestSubmissions: %v", err)
+		}
+		var out []int64
+		for _, sub := range got {
+			out = append(out, sub.ID)
+		}
+		return out
+	}
+	if got := ids(s.LatestSubmissions(ctx(t), 0, 0)); !slices.Equal(got, []int64{subs[2].ID, subs[1].ID, subs[0].ID}) {
+		t.Errorf("latest %v, want every submission newest first", got)
+	}
+	if got := ids(s.LatestSubmissions(ctx(t), 1, 1)); !slices.Equal(got, []int64{subs[1].ID}) {
+		t.Errorf("second page of one %v, want [%d]", got, subs[1].ID)
+	}
+	_, err := s.LatestSubmissions(ctx(t), 1, -1)
+	wantKind(t, "a negative offset", err, casefile.ErrInvalid)
 }
