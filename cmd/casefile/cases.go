@@ -28,7 +28,8 @@ func (a *app) casesCommand() *cobra.Command {
 		Short: "Read and review the cases in the review store",
 		Long: `cases reads the review store directly: the embedded store in --data, or the
 Postgres in --database-url. approve, reject and edit can instead send the change to
-a running casefile's review API with --server.`,
+a running casefile's review API with --server; export writes cases in the library's
+format and import reads the library's published cases into the store.`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) > 0 {
 				return usageError{fmt.Sprintf("unknown command %q for \"casefile cases\": use list, show, export, import, approve, reject or edit", args[0])}

@@ -157,4 +157,7 @@ func TestImportedCaseIsProposedAsTheDuplicateOfANewDraft(t *testing.T) {
 	if strings.Contains(page, `name="into" value="IL-0912"`) {
 		t.Errorf("the page proposes the unrelated IL-0912")
 	}
+	if page, _ := getPage(t, browserClient(t), srv.URL+"/cases/IL-0911"); !strings.Contains(page, `<span id="imported">imported from the library</span>`) {
+		t.Errorf("the page of the imported IL-0911 does not say it was imported")
+	}
 }

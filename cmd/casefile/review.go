@@ -43,7 +43,7 @@ var reviewTemplate = template.Must(template.New("review").Funcs(pageFuncs).Parse
 <td>{{.Case.Date}}</td>
 <td>{{if .Case.Title.EN}}{{.Case.Title.EN}}{{else}}{{.Case.Title.KO}}{{end}}<br><small>{{with httpURL .SourceURL}}<a href="{{.}}" rel="noopener noreferrer">{{.}}</a>{{else}}{{.SourceURL}}{{end}}</small></td>
 <td>{{with .Case.Timeline.DetectedAfter}}{{.}}{{else}}–{{end}} / {{with .Case.Timeline.ResolvedAfter}}{{.}}{{else}}–{{end}}</td>
-<td><span class="status {{.Status}}">{{.Status}}</span> v{{.Version}}</td>
+<td><span class="status {{.Status}}">{{.Status}}</span> v{{.Version}}{{if .Imported}} imported{{end}}</td>
 <td>{{range .Case.Sources}}{{with .Archived}}{{with httpURL .}}<a href="{{.}}" rel="noopener noreferrer">archived</a>{{end}}{{end}}{{end}}</td>
 </tr>{{else}}<tr><td colspan="7">{{if .Filtered}}No case matches these filters.{{else}}No cases yet: submit a postmortem URL below.{{end}}</td></tr>{{end}}
 </tbody>
