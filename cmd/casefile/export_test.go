@@ -11,6 +11,8 @@ import (
 
 	"github.com/incidentlib/casefile"
 	"github.com/incidentlib/casefile/normalize"
+	"github.com/incidentlib/casefile/store/postgres"
+	"github.com/incidentlib/casefile/store/postgres/postgrestest"
 	"github.com/incidentlib/casefile/store/sqlite"
 )
 
@@ -41,19 +43,35 @@ func exportFixtureCase(u string) casefile.Case {
 	}
 }
 
-// storeWithApprovedCase makes an embedded store holding IL-0001 approved
-// by "editor" and IL-0002 left a draft, all through the store's own API
-// on a fixed clock, and returns the data folder.
-func storeWithApprovedCase(t *testing.T, second casefile.Case) string {
+// storeWithApprovedCase makes a store of the backend (embedded or
+// postgres) holding IL-0001 approved by "editor" and IL-0002 left a draft,
+// all through the store's own API on a fixed clock, and returns the flags
+// that name the store.
+func storeWithApprovedCase(t *testing.T, backend string, second casefile.Case) []string {
 	t.Helper()
-	dir := t.TempDir()
 	ctx := context.Background()
-	st, err := sqlite.Open(ctx, filepath.Join(dir, embeddedStoreFile))
-	if err != nil {
-		t.Fatal(err)
+	clock := func() time.Time { return time.Date(2025, 3, 4, 10, 30, 0, 0, time.UTC) }
+	var st casefile.Store
+	var args []string
+	switch backend {
+	case "embedded":
+		dir := t.TempDir()
+		sq, err := sqlite.Open(ctx, filepath.Join(dir, embeddedStoreFile))
+		if err != nil {
+			t.Fatal(err)
+		}
+		sq.Now = clock
+		st, args = sq, []string{"--data", dir}
+	case "postgres":
+		u := postgrestest.MustDatabaseURL(t)
+		pg, err := postgres.Open(ctx, u)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pg.Now = clock
+		st, args = pg, []string{"--database-url", u}
 	}
 	defer st.Close()
-	st.Now = func() time.Time { return time.Date(2025, 3, 4, 10, 30, 0, 0, time.UTC) }
 	const u = "https://blog.quillfeather.example/2025/03/expired-certificate"
 	subs, err := st.Submit(ctx, []casefile.NewSubmission{{URL: u}, {URL: second.Sources[0].URL}})
 	if err != nil {
@@ -68,7 +86,7 @@ func storeWithApprovedCase(t *testing.T, second casefile.Case) string {
 	if err := st.SetStatus(ctx, "IL-0001", 1, casefile.CaseApproved, "editor", ""); err != nil {
 		t.Fatal(err)
 	}
-	return dir
+	return args
 }
 
 func golden(t *testing.T, name string, got []byte) {
@@ -92,54 +110,58 @@ func golden(t *testing.T, name string, got []byte) {
 }
 
 func TestCasesExportMatchesTheGoldenFiles(t *testing.T) {
-	draft := exportFixtureCase("https://blog.quillfeather.example/2025/04/second")
-	dir := storeWithApprovedCase(t, draft)
+	for _, backend := range []string{"embedded", "postgres"} {
+		t.Run(backend, func(t *testing.T) {
+			draft := exportFixtureCase("https://blog.quillfeather.example/2025/04/second")
+			storeArgs := storeWithApprovedCase(t, backend, draft)
 
-	t.Run("--out writes one file per approved case", func(t *testing.T) {
-		out := filepath.Join(t.TempDir(), "cases")
-		code, stdout, stderr := runCLI(t, "cases", "export", "--data", dir, "--out", out)
-		if code != 0 {
-			t.Fatalf("exit %d: %s", code, stderr)
-		}
-		if stdout != "" {
-			t.Errorf("stdout %q, want nothing", stdout)
-		}
-		entries, err := os.ReadDir(out)
-		if err != nil || len(entries) != 1 || entries[0].Name() != "IL-0001.json" {
-			t.Fatalf("files %v (err %v), want IL-0001.json only", entries, err)
-		}
-		got, err := os.ReadFile(filepath.Join(out, "IL-0001.json"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := normalize.ValidateJSON(got); err != nil {
-			t.Errorf("the exported file does not validate: %v", err)
-		}
-		golden(t, "IL-0001.json", got)
-	})
-	t.Run("--format jsonl prints one case a line", func(t *testing.T) {
-		code, stdout, stderr := runCLI(t, "cases", "export", "--data", dir, "--format", "jsonl", "--status", "all")
-		if code != 0 {
-			t.Fatalf("exit %d: %s", code, stderr)
-		}
-		ls := strings.Split(strings.TrimSuffix(stdout, "\n"), "\n")
-		if len(ls) != 2 {
-			t.Fatalf("%d lines, want 2:\n%s", len(ls), stdout)
-		}
-		for _, l := range ls {
-			if err := normalize.ValidateJSON([]byte(l)); err != nil {
-				t.Errorf("line does not validate: %v", err)
-			}
-		}
-		golden(t, "all.jsonl", []byte(stdout))
-	})
+			t.Run("--out writes one file per approved case", func(t *testing.T) {
+				out := filepath.Join(t.TempDir(), "cases")
+				code, stdout, stderr := runCLI(t, append([]string{"cases", "export", "--out", out}, storeArgs...)...)
+				if code != 0 {
+					t.Fatalf("exit %d: %s", code, stderr)
+				}
+				if stdout != "" {
+					t.Errorf("stdout %q, want nothing", stdout)
+				}
+				entries, err := os.ReadDir(out)
+				if err != nil || len(entries) != 1 || entries[0].Name() != "IL-0001.json" {
+					t.Fatalf("files %v (err %v), want IL-0001.json only", entries, err)
+				}
+				got, err := os.ReadFile(filepath.Join(out, "IL-0001.json"))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := normalize.ValidateJSON(got); err != nil {
+					t.Errorf("the exported file does not validate: %v", err)
+				}
+				golden(t, "IL-0001.json", got)
+			})
+			t.Run("--format jsonl prints one case a line", func(t *testing.T) {
+				code, stdout, stderr := runCLI(t, append([]string{"cases", "export", "--format", "jsonl", "--status", "all"}, storeArgs...)...)
+				if code != 0 {
+					t.Fatalf("exit %d: %s", code, stderr)
+				}
+				ls := strings.Split(strings.TrimSuffix(stdout, "\n"), "\n")
+				if len(ls) != 2 {
+					t.Fatalf("%d lines, want 2:\n%s", len(ls), stdout)
+				}
+				for _, l := range ls {
+					if err := normalize.ValidateJSON([]byte(l)); err != nil {
+						t.Errorf("line does not validate: %v", err)
+					}
+				}
+				golden(t, "all.jsonl", []byte(stdout))
+			})
+		})
+	}
 }
 
 func TestCasesExportRefusesAnInvalidCase(t *testing.T) {
 	bad := exportFixtureCase("https://blog.quillfeather.example/2025/04/bad")
 	bad.Timeline.ResolvedAfter = new(string)
 	*bad.Timeline.ResolvedAfter = "about an hour"
-	dir := storeWithApprovedCase(t, bad)
+	storeArgs := storeWithApprovedCase(t, "embedded", bad)
 	tests := []struct {
 		name string
 		args []string
@@ -149,7 +171,7 @@ func TestCasesExportRefusesAnInvalidCase(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			code, stdout, stderr := runCLI(t, append([]string{"cases", "export", "--data", dir, "--status", "all"}, tt.args...)...)
+			code, stdout, stderr := runCLI(t, append(append([]string{"cases", "export", "--status", "all"}, storeArgs...), tt.args...)...)
 			if code != 2 {
 				t.Fatalf("exit %d, want 2 (invalid)\nstderr %s", code, stderr)
 			}
