@@ -161,3 +161,24 @@ func TestImportedCaseIsProposedAsTheDuplicateOfANewDraft(t *testing.T) {
 		t.Errorf("the page of the imported IL-0911 does not say it was imported")
 	}
 }
+
+// The project's example cases (normalize/testdata/examples) come back out of
+// an import and an export as they went in.
+func TestLibraryExamplesRoundTripThroughImportAndExport(t *testing.T) {
+	const examples = "../../normalize/testdata/examples"
+	data, out := t.TempDir(), filepath.Join(t.TempDir(), "out")
+	if code, stdout, stderr := runCLI(t, "cases", "import", "--data", data, examples); code != 0 || !strings.HasPrefix(stdout, "2 imported,") {
+		t.Fatalf("import: exit %d, %s%s", code, stdout, stderr)
+	}
+	if code, _, stderr := runCLI(t, "cases", "export", "--data", data, "--out", out); code != 0 {
+		t.Fatalf("export: exit %d: %s", code, stderr)
+	}
+	for _, id := range []string{"IL-0901", "IL-0902"} {
+		var in, back any
+		readJSONFile(t, filepath.Join(examples, id+".json"), &in)
+		readJSONFile(t, filepath.Join(out, id+".json"), &back)
+		if !reflect.DeepEqual(in, back) {
+			t.Errorf("%s exported differs from the example imported:\n%v\n%v", id, back, in)
+		}
+	}
+}
