@@ -1,6 +1,7 @@
 package casefile
 
 import (
+	"bytes"
 	"encoding/json"
 	"time"
 )
@@ -30,7 +31,15 @@ func (t Text) MarshalJSON() ([]byte, error) {
 	if t.KO != "" {
 		j.KO = &t.KO
 	}
-	return json.Marshal(j)
+	// Without HTML escaping: "<" stays "<" in the library's files (an
+	// encoder that escapes escapes this output again).
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(j); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
 }
 
 // UnmarshalJSON reads {"en": ..., "ko": ...}; null reads as empty.

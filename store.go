@@ -90,8 +90,11 @@ type StoredCase struct {
 	Status    CaseStatus `json:"status"`
 	// Version counts the versions of the case: each draft stored for the
 	// source and each reviewer's edit makes one (1 for the first draft).
-	Version      int        `json:"version"`
-	Case         Case       `json:"case"`
+	Version int  `json:"version"`
+	Case    Case `json:"case"`
+	// Imported is true for a case read from the library's published files
+	// (casefile cases import) rather than drafted here.
+	Imported     bool       `json:"imported,omitempty"`
 	Evidence     []Evidence `json:"evidence,omitempty"`
 	RejectReason string     `json:"reject_reason,omitempty"`
 	CreatedAt    time.Time  `json:"created_at"`
@@ -205,6 +208,15 @@ type SaveResult struct {
 	Unchanged bool
 }
 
+// ImportResult says what ImportCase did.
+type ImportResult struct {
+	CaseID string
+	// Inserted is true when the import made a new case; Unchanged when the
+	// stored case already said the same.
+	Inserted  bool
+	Unchanged bool
+}
+
 // DraftToSave is one draft of a SaveDrafts batch.
 type DraftToSave struct {
 	SubmissionID int64
@@ -282,6 +294,10 @@ type Store interface {
 	// CaseCounts counts the cases f selects by status (f's status, sort
 	// and paging aside).
 	CaseCounts(ctx context.Context, f CaseFilter) (map[CaseStatus]int, error)
+	// LatestSubmissions lists every submission, newest first, at most
+	// limit (≤ 0: store.DefaultLimit) after offset; ErrInvalid for a
+	// negative offset.
+	LatestSubmissions(ctx context.Context, limit, offset int) ([]Submission, error)
 	// Unsuccessful lists submissions that ended without a draft
 	// (not_postmortem, failed, dead_lettered) with their reasons, newest
 	// first, one page of them.
@@ -309,6 +325,17 @@ type Store interface {
 	// current, a from that is not a draft, or an into that is rejected;
 	// ErrInvalid for a case merged into itself.
 	MergeCase(ctx context.Context, from string, fromVersion int, into string, intoVersion int, reviewer string) (StoredCase, error)
+	// ImportCase stores c, a case the library has published, as an
+	// approved case marked imported, keyed by sourceURL (the canonical URL
+	// of its first source), in one transaction. c keeps its IL id when it
+	// has one (the case number sequence then continues after the highest
+	// id imported, so that drafted cases never take a published number);
+	// without one it gets the next number. Importing the same case again
+	// changes nothing (Unchanged); a changed one becomes a new version.
+	// ErrConflict when the source already has a case drafted here, or the
+	// id belongs to another source's case; ErrInvalid for an empty source
+	// URL or an id not of the form IL-NNNN.
+	ImportCase(ctx context.Context, sourceURL string, c Case) (ImportResult, error)
 	// Note records a reviewer's note on the given version of a case in its
 	// history (a dismissed proposal) without changing the case;
 	// ErrConflict when the version is not current.

@@ -419,3 +419,42 @@ func CheckMerge(from string, fromStatus casefile.CaseStatus, into string, intoSt
 func MergedReason(into string) string {
 	return "merged into " + into + " as another source of the same incident"
 }
+
+// CheckImport checks the arguments of an import and returns the number of
+// the case's id (0 when it has none): ErrInvalid for an empty or too long
+// source URL or an id not of the form IL-NNNN.
+func CheckImport(sourceURL string, c casefile.Case) (int64, error) {
+	if sourceURL == "" || len(sourceURL) > MaxURLLength {
+		return 0, casefile.Errorf(casefile.ErrInvalid, "import case %s: the source url is empty or longer than %d bytes", c.ID, MaxURLLength)
+	}
+	if c.ID == "" {
+		return 0, nil
+	}
+	n, ok := ParseCaseID(c.ID)
+	if !ok {
+		return 0, casefile.Errorf(casefile.ErrInvalid, "import case %q: the id is not of the form IL-NNNN", c.ID)
+	}
+	return n, nil
+}
+
+// ImportConflict is the error of an import whose source already has a case
+// drafted here (imported false) or whose id is another source's case.
+func ImportConflict(sourceURL, id, have string, imported bool) error {
+	if !imported {
+		return casefile.Errorf(casefile.ErrConflict, "import case %s: its source %s already has case %s drafted here; review that one instead", id, sourceURL, have)
+	}
+	return casefile.Errorf(casefile.ErrConflict, "import case %s: its source %s was imported as case %s", id, sourceURL, have)
+}
+
+// ImportReviewer returns the reviewed_by and reviewed_at columns of an
+// imported case, from its review.
+func ImportReviewer(c casefile.Case) (by string, at *time.Time) {
+	if c.Review.ReviewedBy != nil {
+		by = *c.Review.ReviewedBy
+	}
+	if c.Review.ReviewedAt != nil {
+		t := c.Review.ReviewedAt.UTC()
+		at = &t
+	}
+	return by, at
+}

@@ -284,12 +284,20 @@ func (s *api) getSubmission(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *api) listSubmissions(w http.ResponseWriter, r *http.Request) {
-	batch := r.URL.Query().Get("batch")
-	if batch == "" {
-		writeError(w, http.StatusBadRequest, "give a batch: /api/submissions?batch=NAME")
-		return
+	// A batch lists that batch, oldest first; without one, the latest
+	// submissions, newest first, a page at a time (limit, offset).
+	var subs []casefile.Submission
+	var err error
+	if batch := r.URL.Query().Get("batch"); batch != "" {
+		subs, err = s.store.Submissions(r.Context(), batch)
+	} else {
+		limit, offset, perr := pageFrom(r.URL.Query())
+		if perr != nil {
+			writeError(w, http.StatusBadRequest, perr.Error())
+			return
+		}
+		subs, err = s.store.LatestSubmissions(r.Context(), limit, offset)
 	}
-	subs, err := s.store.Submissions(r.Context(), batch)
 	if err != nil {
 		s.writeStoreError(w, r, err)
 		return

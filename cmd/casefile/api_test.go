@@ -101,6 +101,7 @@ func TestAPIAnswersEmptyListsAsArrays(t *testing.T) {
 		{"/api/cases", "cases"},
 		{"/api/cases?status=approved", "cases"},
 		{"/api/submissions?batch=nothing-here", "submissions"},
+		{"/api/submissions", "submissions"},
 	} {
 		resp, err := http.Get(srv.URL + tt.path)
 		if err != nil {

@@ -114,7 +114,7 @@ type casePageData struct {
 var caseTemplate = template.Must(template.New("case").Funcs(pageFuncs).Parse(layoutTemplate + `{{template "head" .}}
 {{$c := .C}}{{$can := .CanWrite}}{{$csrf := .CSRF}}
 <h1 id="title">{{$c.ID}}: {{if $c.Case.Title.EN}}{{$c.Case.Title.EN}}{{else}}{{$c.Case.Title.KO}}{{end}}</h1>
-<p><span class="status {{$c.Status}}" id="status">{{$c.Status}}</span> version <span id="version">{{$c.Version}}</span>
+<p><span class="status {{$c.Status}}" id="status">{{$c.Status}}</span>{{if $c.Imported}} <span id="imported">imported from the library</span>{{end}} version <span id="version">{{$c.Version}}</span>
  · {{$c.Case.Org}} · {{$c.Case.Date}}
  · detected after <b id="detected">{{deref $c.Case.Timeline.DetectedAfter}}</b>, resolved after <b id="resolved">{{deref $c.Case.Timeline.ResolvedAfter}}</b>
 {{with $c.RejectReason}}<br>Rejected: <span id="reject-reason">{{.}}</span>{{end}}

@@ -28,10 +28,11 @@ func (a *app) casesCommand() *cobra.Command {
 		Short: "Read and review the cases in the review store",
 		Long: `cases reads the review store directly: the embedded store in --data, or the
 Postgres in --database-url. approve, reject and edit can instead send the change to
-a running casefile's review API with --server.`,
+a running casefile's review API with --server; export writes cases in the library's
+format and import reads the library's published cases into the store.`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) > 0 {
-				return usageError{fmt.Sprintf("unknown command %q for \"casefile cases\": use list, show, export, approve, reject or edit", args[0])}
+				return usageError{fmt.Sprintf("unknown command %q for \"casefile cases\": use list, show, export, import, approve, reject or edit", args[0])}
 			}
 			return nil
 		},
@@ -93,18 +94,34 @@ a running casefile's review API with --server.`,
 	}
 	show.Flags().BoolVar(&withEvidence, "evidence", false, "print the stored record: status, version, the evidence and the timeline beside the case")
 
-	var exportStatus string
+	var exportStatus, exportFormat, exportOut string
 	export := &cobra.Command{
-		Use:   "export",
-		Short: "Export cases in the library's JSON format (a JSON array)",
-		Args:  exactArgs(0, "cases export takes no arguments"),
+		Use:   "export [--out DIR | --format jsonl]",
+		Short: "Export cases in the library's JSON format, checked against the case schema",
+		Long: `cases export writes the cases (the approved ones unless --status says otherwise)
+exactly in the library's case format (docs/case-format.md): by default one JSON
+array on stdout, with --format jsonl one case per line, with --out DIR one file per
+case, DIR/IL-NNNN.json. Every case is checked against normalize/case.schema.json
+and the vocabulary first; when one fails, nothing is written and the error names
+the case and the field.`,
+		Example: `  casefile cases export --data ./data --out ./library/cases
+  casefile cases export --data ./data --format jsonl > approved.jsonl`,
+		Args: exactArgs(0, "cases export takes no arguments"),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			switch exportFormat {
+			case "json", "jsonl":
+			default:
+				return usageError{fmt.Sprintf("cases export: unknown --format %q: give json (an array, the default) or jsonl", exportFormat)}
+			}
+			if exportOut != "" && cmd.Flags().Changed("format") {
+				return usageError{"cases export: --out writes one file per case; leave out --format"}
+			}
 			st, err := openReviewStore(cmd.Context(), &sf)
 			if err != nil {
 				return err
 			}
 			defer st.Close()
-			f := casefile.CaseFilter{Limit: 1 << 30}
+			f := casefile.CaseFilter{Limit: 1 << 30, Sort: casefile.SortOldest}
 			switch st := casefile.CaseStatus(exportStatus); st {
 			case "all":
 			case casefile.CaseApproved, casefile.CaseDraft, casefile.CaseRejected:
@@ -122,12 +139,31 @@ a running casefile's review API with --server.`,
 			}
 			out := make([]casefile.Case, 0, len(cases))
 			for _, c := range cases {
-				out = append(out, c.Case)
+				lc, err := libraryCase(c.Case)
+				if err != nil {
+					return err
+				}
+				out = append(out, lc)
+			}
+			switch {
+			case exportOut != "":
+				return writeCaseFiles(a, exportOut, out)
+			case exportFormat == "jsonl":
+				enc := json.NewEncoder(a.stdout)
+				enc.SetEscapeHTML(false)
+				for _, c := range out {
+					if err := enc.Encode(c); err != nil {
+						return fmt.Errorf("export case %s: %w", c.ID, err)
+					}
+				}
+				return nil
 			}
 			return printJSON(a, out)
 		},
 	}
 	export.Flags().StringVar(&exportStatus, "status", "approved", "which cases: approved, draft, rejected or all (an empty value is an error)")
+	export.Flags().StringVar(&exportFormat, "format", "json", "json (one array) or jsonl (one case per line) on stdout")
+	export.Flags().StringVar(&exportOut, "out", "", "write one file per case, DIR/IL-NNNN.json, instead of stdout (DIR is made when missing)")
 
 	var reviewer, reason, server string
 	var reviewed int
@@ -228,7 +264,7 @@ field.`,
 	edit.Flags().StringArrayVar(&sets, "set", nil, "FIELD=VALUE to set (repeat for more fields; at least one)")
 	edit.Flags().StringVar(&reviewer, "reviewer", defaultReviewer(), "who edits it (env CASEFILE_REVIEWER; default: your OS user name)")
 	edit.Flags().StringVar(&server, "server", "", serverHelp)
-	cmd.AddCommand(list, show, export, review("approve", casefile.CaseApproved), review("reject", casefile.CaseRejected), edit)
+	cmd.AddCommand(list, show, export, a.casesImportCommand(&sf), review("approve", casefile.CaseApproved), review("reject", casefile.CaseRejected), edit)
 	return cmd
 }
 

@@ -18,7 +18,9 @@ import (
 
 // demoSite serves the project's corpus pages at their real URLs through a
 // local forward proxy, with a Wayback fake at the proxy's own address, so
-// that `run --demo` works with no internet.
+// that `run --demo` works with no internet. The proxy answers https itself
+// with its own certificate authority, which the demo's fetcher trusts: the
+// pages' https:// URLs work as well as their http:// form.
 type demoSite struct {
 	proxy *crawltest.Proxy
 	urls  []string
@@ -31,7 +33,7 @@ func startDemoSite() (*demoSite, error) {
 	}
 	d := &demoSite{proxy: proxy}
 	for _, c := range cases {
-		d.urls = append(d.urls, httpForm(c.meta.URL))
+		d.urls = append(d.urls, c.meta.URL)
 	}
 	return d, nil
 }
@@ -56,7 +58,7 @@ func (d *demoSite) submitAndReport(ctx context.Context, st casefile.Store, p *wo
 		return err
 	}
 	p.Kick()
-	fmt.Fprintf(w, "Drafting %d built-in example pages (served locally at their real URLs)...\n", len(subs))
+	fmt.Fprintf(w, "Drafting %d built-in example pages (served locally at their real URLs) as batch %s...\n", len(subs), batch)
 	deadline := time.Now().Add(3 * time.Minute)
 	var got []casefile.Submission
 	for {
@@ -88,6 +90,7 @@ func (d *demoSite) submitAndReport(ctx context.Context, st casefile.Store, p *wo
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "CASE\tORG\tDATE\tDETECTED\tRESOLVED\tARCHIVED\tSOURCE")
 	counts := map[casefile.SubmissionState]int{}
+	firstCase := ""
 	var refused []string
 	for _, s := range got {
 		counts[s.State]++
@@ -98,6 +101,9 @@ func (d *demoSite) submitAndReport(ctx context.Context, st casefile.Store, p *wo
 		c, err := st.Case(ctx, s.CaseID)
 		if err != nil {
 			return err
+		}
+		if firstCase == "" {
+			firstCase = c.ID
 		}
 		archived := "no"
 		if len(c.Case.Sources) > 0 && c.Case.Sources[0].Archived != nil {
@@ -111,7 +117,11 @@ func (d *demoSite) submitAndReport(ctx context.Context, st casefile.Store, p *wo
 		fmt.Fprintf(w, "\nNot drafted:\n%s\n", strings.Join(refused, "\n"))
 	}
 	fmt.Fprintf(w, "\n%d drafted, %d not postmortems, %d failed.\n", counts[casefile.StateDrafted], counts[casefile.StateNotPostmortem], counts[casefile.StateFailed]+counts[casefile.StateDeadLettered])
-	fmt.Fprintf(w, "Review page: %s/   cases as JSON: curl %s/api/cases/IL-0001\nPress Ctrl-C to stop.\n", apiURL, apiURL)
+	fmt.Fprintf(w, "Review page: %s/\nThis batch:  curl %s/api/submissions?batch=%s\n", apiURL, apiURL, batch)
+	if firstCase != "" {
+		fmt.Fprintf(w, "A case:      curl %s/api/cases/%s\n", apiURL, firstCase)
+	}
+	fmt.Fprintf(w, "Offline, only the built-in pages above are served (by their http:// or https:// URL).\nPress Ctrl-C to stop.\n")
 	return nil
 }
 

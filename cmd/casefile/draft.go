@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"crypto/x509"
 	"encoding/json"
 	"net/http"
 	"net/url"
@@ -25,6 +26,9 @@ type fetchFlags struct {
 	// proxy, when set, is the egress proxy every fetch goes through (the
 	// demo's local site); otherwise the environment's proxy settings apply.
 	proxy *url.URL
+	// rootCAs, when set, are the authorities trusted for https instead of
+	// the system's: the demo's proxy answers https itself.
+	rootCAs *x509.CertPool
 	// gate, when set, paces the requests to each host across processes
 	// (run and worker), hostDelay apart.
 	gate      crawl.HostGate
@@ -49,6 +53,7 @@ func (f *fetchFlags) drafter(a *app) (*draftstep.Drafter, error) {
 		AllowPrivate: f.allowPrivate,
 		IgnoreRobots: f.ignoreRobots,
 		Proxy:        f.proxy,
+		RootCAs:      f.rootCAs,
 		Gate:         f.gate,
 		HostDelay:    f.crawlHostDelay(),
 	})

@@ -274,6 +274,7 @@ func (a *app) runNode(ctx context.Context, f *nodeFlags) (err error) {
 		}
 		defer demo.Close()
 		f.fetch.proxy = demo.proxyURL()
+		f.fetch.rootCAs = demo.proxy.CertPool()
 		f.fetch.waybackURL = demo.waybackURL()
 		f.fetch.ignoreRobots = true
 	}
@@ -396,7 +397,7 @@ func (a *app) startCrawls(ctx context.Context, f *nodeFlags, st casefile.Store, 
 		hostDelay = f.fetch.crawlHostDelay()
 	}
 	fetcher, err := crawl.New(crawl.Config{
-		Timeout: f.fetch.timeout, AllowPrivate: f.fetch.allowPrivate, IgnoreRobots: f.fetch.ignoreRobots, Proxy: f.fetch.proxy, Logger: a.log,
+		Timeout: f.fetch.timeout, AllowPrivate: f.fetch.allowPrivate, IgnoreRobots: f.fetch.ignoreRobots, Proxy: f.fetch.proxy, RootCAs: f.fetch.rootCAs, Logger: a.log,
 		Gate: f.fetch.gate, HostDelay: hostDelay,
 	})
 	if err != nil {

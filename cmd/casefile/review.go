@@ -43,7 +43,7 @@ var reviewTemplate = template.Must(template.New("review").Funcs(pageFuncs).Parse
 <td>{{.Case.Date}}</td>
 <td>{{if .Case.Title.EN}}{{.Case.Title.EN}}{{else}}{{.Case.Title.KO}}{{end}}<br><small>{{with httpURL .SourceURL}}<a href="{{.}}" rel="noopener noreferrer">{{.}}</a>{{else}}{{.SourceURL}}{{end}}</small></td>
 <td>{{with .Case.Timeline.DetectedAfter}}{{.}}{{else}}–{{end}} / {{with .Case.Timeline.ResolvedAfter}}{{.}}{{else}}–{{end}}</td>
-<td><span class="status {{.Status}}">{{.Status}}</span> v{{.Version}}</td>
+<td><span class="status {{.Status}}">{{.Status}}</span> v{{.Version}}{{if .Imported}} imported{{end}}</td>
 <td>{{range .Case.Sources}}{{with .Archived}}{{with httpURL .}}<a href="{{.}}" rel="noopener noreferrer">archived</a>{{end}}{{end}}{{end}}</td>
 </tr>{{else}}<tr><td colspan="7">{{if .Filtered}}No case matches these filters.{{else}}No cases yet: submit a postmortem URL below.{{end}}</td></tr>{{end}}
 </tbody>
@@ -128,20 +128,30 @@ func caseFilterFrom(q url.Values) (casefile.CaseFilter, error) {
 		Origin: casefile.Origin(q.Get("origin")), Batch: q.Get("batch"), From: q.Get("from"), To: q.Get("to"),
 		Search: strings.TrimSpace(q.Get("q")), Sort: casefile.CaseSort(q.Get("sort")),
 	}
+	var err error
+	if f.Limit, f.Offset, err = pageFrom(q); err != nil {
+		return f, err
+	}
+	return f, store.CheckCaseFilter(f)
+}
+
+// pageFrom reads the limit (1 to 1000; 0 when not given: the store's
+// default) and offset of a listing's query.
+func pageFrom(q url.Values) (limit, offset int, err error) {
 	for _, p := range []struct {
 		name string
 		dst  *int
 		max  int
-	}{{"limit", &f.Limit, 1000}, {"offset", &f.Offset, 1 << 30}} {
+	}{{"limit", &limit, 1000}, {"offset", &offset, 1 << 30}} {
 		if v := q.Get(p.name); v != "" {
 			n, err := strconv.Atoi(v)
 			if err != nil || n < 0 || n > p.max || (p.name == "limit" && n == 0) {
-				return f, casefile.Errorf(casefile.ErrInvalid, "%s must be a number from %d to %d", p.name, map[bool]int{true: 1, false: 0}[p.name == "limit"], p.max)
+				return 0, 0, casefile.Errorf(casefile.ErrInvalid, "%s must be a number from %d to %d", p.name, map[bool]int{true: 1, false: 0}[p.name == "limit"], p.max)
 			}
 			*p.dst = n
 		}
 	}
-	return f, store.CheckCaseFilter(f)
+	return limit, offset, nil
 }
 
 func (s *api) reviewPage(w http.ResponseWriter, r *http.Request) {

@@ -254,7 +254,7 @@ func (s *Store) patchCaseArchived(ctx context.Context, tx pgx.Tx, sourceID int64
 const (
 	caseColumns = `
 SELECT c.case_id, s.url, c.status, c.version, c.case_json, c.evidence_json, c.reject_reason,
-       c.created_at, c.updated_at`
+       c.created_at, c.updated_at, c.imported_at IS NOT NULL`
 	selectCase  = caseColumns + `, c.timeline_json FROM cases c JOIN sources s ON s.id = c.source_id`
 	selectCases = caseColumns + `, NULL::jsonb FROM cases c JOIN sources s ON s.id = c.source_id`
 )
@@ -264,7 +264,7 @@ func scanCase(row pgx.Row) (casefile.StoredCase, error) {
 	var status string
 	var body, evidence, timeline []byte
 	err := row.Scan(&sc.ID, &sc.SourceURL, &status, &sc.Version, &body, &evidence, &sc.RejectReason,
-		&sc.CreatedAt, &sc.UpdatedAt, &timeline)
+		&sc.CreatedAt, &sc.UpdatedAt, &sc.Imported, &timeline)
 	if err != nil {
 		return sc, err
 	}

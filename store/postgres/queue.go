@@ -129,3 +129,18 @@ func (s *Store) Unsuccessful(ctx context.Context, limit, offset int) ([]casefile
 	})
 	return subs, err
 }
+
+// LatestSubmissions lists every submission, newest first, one page of them.
+func (s *Store) LatestSubmissions(ctx context.Context, limit, offset int) ([]casefile.Submission, error) {
+	if offset < 0 {
+		return nil, casefile.Errorf(casefile.ErrInvalid, "offset %d is negative", offset)
+	}
+	var subs []casefile.Submission
+	err := s.read(ctx, "list the latest submissions", func(q querier) error {
+		var err error
+		subs, err = collectSubmissions(q.Query(ctx, selectSubmission+`
+			ORDER BY sub.id DESC LIMIT $1 OFFSET $2`, store.Limit(limit), offset))
+		return err
+	})
+	return subs, err
+}

@@ -249,7 +249,7 @@ func patchCaseArchived(ctx context.Context, tx *sql.Tx, sourceID int64, sourceUR
 const (
 	caseColumns = `
 SELECT c.case_id, s.url, c.status, c.version, c.case_json, c.evidence_json, c.reject_reason,
-       c.created_at, c.updated_at`
+       c.created_at, c.updated_at, c.imported_at IS NOT NULL`
 	selectCase  = caseColumns + `, c.timeline_json FROM cases c JOIN sources s ON s.id = c.source_id`
 	selectCases = caseColumns + `, NULL FROM cases c JOIN sources s ON s.id = c.source_id`
 )
@@ -259,7 +259,7 @@ func scanCase(row scanner) (casefile.StoredCase, error) {
 	var status, body, evidence, created, updated string
 	var timeline []byte
 	err := row.Scan(&sc.ID, &sc.SourceURL, &status, &sc.Version, &body, &evidence, &sc.RejectReason,
-		&created, &updated, &timeline)
+		&created, &updated, &sc.Imported, &timeline)
 	if err != nil {
 		return sc, err
 	}

@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -68,6 +69,10 @@ func Run(t *testing.T, open func(t *testing.T) casefile.Store) {
 		{"unsuccessful submissions are listed with their reasons", testUnsuccessful},
 		{"one url submitted and drafted concurrently makes one case", testConcurrentSameURL},
 		{"concurrent drafts of different urls get distinct ids", testConcurrentDistinct},
+		{"an imported case keeps its id, is approved and marked imported, and importing again changes nothing", testImportCase},
+		{"imported ids move the case number past them; drafted cases never take them", testImportCaseIDs},
+		{"an import never replaces a drafted case nor takes another source's id", testImportConflicts},
+		{"the latest submissions are listed newest first, paged", testLatestSubmissions},
 		{"crawl state round-trips per source", testCrawlState},
 		{"the crawl seen set is per source and notices changed marks", testCrawlSeen},
 		{"one process at a time holds a source's crawl lease", testCrawlLease},
@@ -1618,4 +1623,137 @@ func testMergeCase(t *testing.T, s casefile.Store) {
 	if a, b := getCase(t, s, into), getCase(t, s, from); a.Version != 2 || b.Status != casefile.CaseRejected || b.Version != 1 {
 		t.Errorf("after re-drafts: %s version %d, %s %s version %d", into, a.Version, from, b.Status, b.Version)
 	}
+}
+
+// published returns a case as the library publishes it: reviewed, with
+// the id given ("" for none), drafted from the page at u.
+func published(id, u, title string) casefile.Case {
+	c := draft(u, title).Case
+	c.ID = id
+	c.Review.ReviewedBy = ptr("editor")
+	c.Review.ReviewedAt = ptr(time.Date(2025, 3, 1, 10, 0, 0, 0, time.UTC))
+	c.UpdatedAt = "2025-03-01T10:00:00Z"
+	c.URL = "https://library.example/cases/" + id
+	return c
+}
+
+func importCase(t *testing.T, s casefile.Store, u string, c casefile.Case) casefile.ImportResult {
+	t.Helper()
+	res, err := s.ImportCase(ctx(t), u, c)
+	if err != nil {
+		t.Fatalf("ImportCase(%s): %v", u, err)
+	}
+	return res
+}
+
+func testImportCase(t *testing.T, s casefile.Store) {
+	const u = "https://status.example.com/incidents/imported"
+	c := published("IL-0901", u, "Edge proxies failed for an hour")
+	if res := importCase(t, s, u, c); res != (casefile.ImportResult{CaseID: "IL-0901", Inserted: true}) {
+		t.Errorf("first import: %+v, want IL-0901 inserted", res)
+	}
+	got := getCase(t, s, "IL-0901")
+	if got.Status != casefile.CaseApproved || !got.Imported || got.Version != 1 || got.SourceURL != u {
+		t.Errorf("stored %s status %s imported %v version %d source %s, want approved, imported, version 1, %s", got.ID, got.Status, got.Imported, got.Version, got.SourceURL, u)
+	}
+	if diff := cmp.Diff(c, got.Case); diff != "" {
+		t.Errorf("the imported case is not kept as published (-want +got):\n%s", diff)
+	}
+	if res := importCase(t, s, u, c); res != (casefile.ImportResult{CaseID: "IL-0901", Unchanged: true}) {
+		t.Errorf("second import: %+v, want IL-0901 unchanged", res)
+	}
+	if got := getCase(t, s, "IL-0901"); got.Version != 1 {
+		t.Errorf("a second import of the same case made version %d", got.Version)
+	}
+	c.Severity = "major"
+	if res := importCase(t, s, u, c); res != (casefile.ImportResult{CaseID: "IL-0901"}) {
+		t.Errorf("import of a changed case: %+v, want IL-0901 updated", res)
+	}
+	if got := getCase(t, s, "IL-0901"); got.Version != 2 || got.Case.Severity != "major" {
+		t.Errorf("after a changed import: version %d severity %s, want 2 major", got.Version, got.Case.Severity)
+	}
+	// A submission of the imported source finds its case and never
+	// replaces it with a draft.
+	sub := submitURL(t, s, u)
+	if sub.CaseID != "IL-0901" {
+		t.Errorf("a submission of the imported source names case %q, want IL-0901", sub.CaseID)
+	}
+	if res := saveDraft(t, s, sub.ID, draft(u, "a new draft")); !res.Kept {
+		t.Errorf("a draft of the imported source: %+v, want it kept as published", res)
+	}
+	approved, err := s.Cases(ctx(t), casefile.CaseFilter{Status: casefile.CaseApproved})
+	if err != nil || len(approved) != 1 || !approved[0].Imported {
+		t.Errorf("approved cases %+v (err %v), want the imported one marked imported", approved, err)
+	}
+}
+
+func testImportCaseIDs(t *testing.T, s casefile.Store) {
+	first := saveDraft(t, s, submitURL(t, s, "https://example.com/drafted-1").ID, draft("https://example.com/drafted-1", "one"))
+	if first.CaseID != "IL-0001" {
+		t.Fatalf("first draft %s, want IL-0001", first.CaseID)
+	}
+	importCase(t, s, "https://example.com/published-7", published("IL-0007", "https://example.com/published-7", "seven"))
+	importCase(t, s, "https://example.com/published-3", published("IL-0003", "https://example.com/published-3", "three"))
+	next := saveDraft(t, s, submitURL(t, s, "https://example.com/drafted-2").ID, draft("https://example.com/drafted-2", "two"))
+	if next.CaseID != "IL-0008" {
+		t.Errorf("the draft after imports of IL-0007 and IL-0003 is %s, want IL-0008", next.CaseID)
+	}
+	res := importCase(t, s, "https://example.com/published-none", published("", "https://example.com/published-none", "none"))
+	if res.CaseID != "IL-0009" || !res.Inserted {
+		t.Errorf("a case without an id: %+v, want IL-0009 inserted", res)
+	}
+}
+
+func testImportConflicts(t *testing.T, s casefile.Store) {
+	const drafted = "https://example.com/drafted"
+	saveDraft(t, s, submitURL(t, s, drafted).ID, draft(drafted, "drafted here"))
+	importCase(t, s, "https://example.com/a", published("IL-0500", "https://example.com/a", "a"))
+	tests := []struct {
+		name string
+		url  string
+		c    casefile.Case
+		kind error
+	}{
+		{"the source has a case drafted here", drafted, published("IL-0600", drafted, "published"), casefile.ErrConflict},
+		{"the id is another source's case", "https://example.com/b", published("IL-0500", "https://example.com/b", "b"), casefile.ErrConflict},
+		{"the source was imported under another id", "https://example.com/a", published("IL-0501", "https://example.com/a", "a"), casefile.ErrConflict},
+		{"an id not of the form IL-NNNN", "https://example.com/c", published("IL-5", "https://example.com/c", "c"), casefile.ErrInvalid},
+		{"no source url", "", published("IL-0700", "https://example.com/d", "d"), casefile.ErrInvalid},
+	}
+	for _, tt := range tests {
+		_, err := s.ImportCase(ctx(t), tt.url, tt.c)
+		wantKind(t, tt.name, err, tt.kind)
+	}
+	if got := getCase(t, s, "IL-0001"); got.Status != casefile.CaseDraft || got.Imported || got.Case.Title.EN != "drafted here" {
+		t.Errorf("the drafted case became %s imported %v %q", got.Status, got.Imported, got.Case.Title.EN)
+	}
+	if _, err := s.Case(ctx(t), "IL-0600"); !errors.Is(err, casefile.ErrNotFound) {
+		t.Errorf("a refused import left case IL-0600 (err %v)", err)
+	}
+}
+
+func testLatestSubmissions(t *testing.T, s casefile.Store) {
+	subs := submit(t, s,
+		casefile.NewSubmission{URL: "https://l.example/a", Batch: "one"},
+		casefile.NewSubmission{URL: "https://l.example/b"},
+		casefile.NewSubmission{URL: "https://l.example/c", Batch: "two"})
+	ids := func(got []casefile.Submission, err error) []int64 {
+		t.Helper()
+		if err != nil {
+			t.Fatalf("LatestSubmissions: %v", err)
+		}
+		var out []int64
+		for _, sub := range got {
+			out = append(out, sub.ID)
+		}
+		return out
+	}
+	if got := ids(s.LatestSubmissions(ctx(t), 0, 0)); !slices.Equal(got, []int64{subs[2].ID, subs[1].ID, subs[0].ID}) {
+		t.Errorf("latest %v, want every submission newest first", got)
+	}
+	if got := ids(s.LatestSubmissions(ctx(t), 1, 1)); !slices.Equal(got, []int64{subs[1].ID}) {
+		t.Errorf("second page of one %v, want [%d]", got, subs[1].ID)
+	}
+	_, err := s.LatestSubmissions(ctx(t), 1, -1)
+	wantKind(t, "a negative offset", err, casefile.ErrInvalid)
 }
