@@ -99,30 +99,9 @@ func LoadSources(data []byte, name string) ([]Source, error) {
 	fail := func(line int, format string, args ...any) error {
 		return casefile.Errorf(casefile.ErrInvalid, "%s:%d: %s", name, line, fmt.Sprintf(format, args...))
 	}
-	var doc yaml.Node
-	if err := yaml.Unmarshal(data, &doc); err != nil {
-		return nil, casefile.Errorf(casefile.ErrInvalid, "%s: %s", name, strings.TrimPrefix(firstLine(err.Error()), "yaml: "))
-	}
-	if len(doc.Content) == 0 {
-		return out, nil
-	}
-	root := doc.Content[0]
-	if root.Kind != yaml.MappingNode {
-		return nil, fail(root.Line, "the file must be a mapping with a sources: list")
-	}
-	var list *yaml.Node
-	for i := 0; i+1 < len(root.Content); i += 2 {
-		k, v := root.Content[i], root.Content[i+1]
-		if k.Value != "sources" {
-			return nil, fail(k.Line, "unknown field %q: the file has one field, sources", k.Value)
-		}
-		list = v
-	}
-	if list == nil {
-		return out, nil
-	}
-	if list.Kind != yaml.SequenceNode {
-		return nil, fail(list.Line, "sources must be a list of sources (lines starting with -)")
+	list, err := sourcesList(data, name, fail)
+	if list == nil || err != nil {
+		return out, err
 	}
 	index := map[string]int{}
 	for i, s := range out {
@@ -130,24 +109,9 @@ func LoadSources(data []byte, name string) ([]Source, error) {
 	}
 	fromFile := map[string]int{}
 	for _, n := range list.Content {
-		if n.Kind != yaml.MappingNode {
-			return nil, fail(n.Line, "a source must be a mapping of name, adapter, url, schedule, jitter, delay, enabled")
-		}
-		fields := map[string]*yaml.Node{}
-		for i := 0; i+1 < len(n.Content); i += 2 {
-			k, v := n.Content[i], n.Content[i+1]
-			switch k.Value {
-			case "name", "adapter", "url", "schedule", "jitter", "delay", "enabled":
-			default:
-				return nil, fail(k.Line, "unknown field %q: give name, adapter, url, schedule, jitter, delay or enabled", k.Value)
-			}
-			if _, dup := fields[k.Value]; dup {
-				return nil, fail(k.Line, "field %s given twice", k.Value)
-			}
-			if v.Kind != yaml.ScalarNode {
-				return nil, fail(v.Line, "%s must be a single value", k.Value)
-			}
-			fields[k.Value] = v
+		fields, err := sourceFieldsOf(n, fail)
+		if err != nil {
+			return nil, err
 		}
 		nameNode, ok := fields["name"]
 		if !ok || nameNode.Value == "" {
@@ -161,58 +125,17 @@ func LoadSources(data []byte, name string) ([]Source, error) {
 			return nil, fail(nameNode.Line, "source %q is already named on line %d", sname, line)
 		}
 		fromFile[sname] = nameNode.Line
-		var s Source
-		if i, ok := index[sname]; ok {
+		s := Source{Name: sname, Schedule: DefaultSchedule, Jitter: DefaultJitter, Delay: DefaultDelay, Enabled: true}
+		i, builtin := index[sname]
+		if builtin {
 			s = out[i] // a built-in: the file changes what it gives
-		} else {
-			s = Source{Name: sname, Schedule: DefaultSchedule, Jitter: DefaultJitter, Delay: DefaultDelay, Enabled: true}
 		}
-		where := func(field string) (int, string) {
-			return fields[field].Line, fmt.Sprintf("source %q: %s", sname, field)
-		}
-		if v, ok := fields["adapter"]; ok {
-			if !KnownAdapter(v.Value) {
-				l, w := where("adapter")
-				return nil, fail(l, "%s %q is not an adapter: give one of %s", w, v.Value, AdapterNames())
+		for _, f := range sourceFields {
+			if v, ok := fields[f.key]; ok {
+				if problem := f.set(&s, v.Value); problem != "" {
+					return nil, fail(v.Line, "source %q: %s %s", sname, f.key, problem)
+				}
 			}
-			s.Adapter = v.Value
-		}
-		if v, ok := fields["url"]; ok {
-			if _, err := IndexURL("", v.Value); err != nil {
-				l, w := where("url")
-				return nil, fail(l, "%s %s is not an http(s) URL", w, displayRaw(v.Value))
-			}
-			s.URL = v.Value
-		}
-		if v, ok := fields["schedule"]; ok {
-			if _, err := cronParser.Parse(v.Value); err != nil {
-				l, w := where("schedule")
-				return nil, fail(l, "%s %q: %s (give five cron fields such as \"17 */6 * * *\", or @hourly, @daily, @every 6h)", w, v.Value, err)
-			}
-			s.Schedule = v.Value
-		}
-		for _, f := range []struct {
-			key string
-			to  *time.Duration
-		}{{"jitter", &s.Jitter}, {"delay", &s.Delay}} {
-			v, ok := fields[f.key]
-			if !ok {
-				continue
-			}
-			d, err := time.ParseDuration(v.Value)
-			if err != nil || d < 0 {
-				l, w := where(f.key)
-				return nil, fail(l, "%s %q is not a duration such as 10m or 1s", w, v.Value)
-			}
-			*f.to = d
-		}
-		if v, ok := fields["enabled"]; ok {
-			b, err := strconv.ParseBool(v.Value)
-			if err != nil {
-				l, w := where("enabled")
-				return nil, fail(l, "%s %q: give true or false", w, v.Value)
-			}
-			s.Enabled = b
 		}
 		if s.Adapter == "" {
 			return nil, fail(n.Line, "source %q needs an adapter (one of %s)", sname, AdapterNames())
@@ -220,7 +143,7 @@ func LoadSources(data []byte, name string) ([]Source, error) {
 		if s.URL == "" {
 			return nil, fail(n.Line, "source %q needs a url", sname)
 		}
-		if i, ok := index[sname]; ok {
+		if builtin {
 			out[i] = s
 		} else {
 			index[sname] = len(out)
@@ -228,6 +151,109 @@ func LoadSources(data []byte, name string) ([]Source, error) {
 		}
 	}
 	return out, nil
+}
+
+// sourcesList reads the file's one field, sources: the list of sources, or
+// nil when the file gives none.
+func sourcesList(data []byte, name string, fail func(int, string, ...any) error) (*yaml.Node, error) {
+	var doc yaml.Node
+	if err := yaml.Unmarshal(data, &doc); err != nil {
+		return nil, casefile.Errorf(casefile.ErrInvalid, "%s: %s", name, strings.TrimPrefix(firstLine(err.Error()), "yaml: "))
+	}
+	if len(doc.Content) == 0 {
+		return nil, nil
+	}
+	root := doc.Content[0]
+	if root.Kind != yaml.MappingNode {
+		return nil, fail(root.Line, "the file must be a mapping with a sources: list")
+	}
+	var list *yaml.Node
+	for i := 0; i+1 < len(root.Content); i += 2 {
+		k, v := root.Content[i], root.Content[i+1]
+		if k.Value != "sources" {
+			return nil, fail(k.Line, "unknown field %q: the file has one field, sources", k.Value)
+		}
+		list = v
+	}
+	if list != nil && list.Kind != yaml.SequenceNode {
+		return nil, fail(list.Line, "sources must be a list of sources (lines starting with -)")
+	}
+	return list, nil
+}
+
+// sourceFieldsOf reads one source's mapping into its fields by name,
+// refusing unknown, repeated and non-scalar fields.
+func sourceFieldsOf(n *yaml.Node, fail func(int, string, ...any) error) (map[string]*yaml.Node, error) {
+	if n.Kind != yaml.MappingNode {
+		return nil, fail(n.Line, "a source must be a mapping of name, adapter, url, schedule, jitter, delay, enabled")
+	}
+	fields := map[string]*yaml.Node{}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := n.Content[i], n.Content[i+1]
+		switch k.Value {
+		case "name", "adapter", "url", "schedule", "jitter", "delay", "enabled":
+		default:
+			return nil, fail(k.Line, "unknown field %q: give name, adapter, url, schedule, jitter, delay or enabled", k.Value)
+		}
+		if _, dup := fields[k.Value]; dup {
+			return nil, fail(k.Line, "field %s given twice", k.Value)
+		}
+		if v.Kind != yaml.ScalarNode {
+			return nil, fail(v.Line, "%s must be a single value", k.Value)
+		}
+		fields[k.Value] = v
+	}
+	return fields, nil
+}
+
+// sourceFields are the settable fields of a source, in the order they are
+// read: each sets its value or says what is wrong with it (the message
+// follows `source "NAME": FIELD`).
+var sourceFields = []struct {
+	key string
+	set func(s *Source, v string) string
+}{
+	{"adapter", func(s *Source, v string) string {
+		if !KnownAdapter(v) {
+			return fmt.Sprintf("%q is not an adapter: give one of %s", v, AdapterNames())
+		}
+		s.Adapter = v
+		return ""
+	}},
+	{"url", func(s *Source, v string) string {
+		if _, err := IndexURL("", v); err != nil {
+			return displayRaw(v) + " is not an http(s) URL"
+		}
+		s.URL = v
+		return ""
+	}},
+	{"schedule", func(s *Source, v string) string {
+		if _, err := cronParser.Parse(v); err != nil {
+			return fmt.Sprintf("%q: %s (give five cron fields such as \"17 */6 * * *\", or @hourly, @daily, @every 6h)", v, err)
+		}
+		s.Schedule = v
+		return ""
+	}},
+	{"jitter", func(s *Source, v string) string { return setDuration(&s.Jitter, v) }},
+	{"delay", func(s *Source, v string) string { return setDuration(&s.Delay, v) }},
+	{"enabled", func(s *Source, v string) string {
+		b, err := strconv.ParseBool(v)
+		if err != nil {
+			return fmt.Sprintf("%q: give true or false", v)
+		}
+		s.Enabled = b
+		return ""
+	}},
+}
+
+// setDuration sets *to to the duration v, or says why it is not one.
+func setDuration(to *time.Duration, v string) string {
+	d, err := time.ParseDuration(v)
+	if err != nil || d < 0 {
+		return fmt.Sprintf("%q is not a duration such as 10m or 1s", v)
+	}
+	*to = d
+	return ""
 }
 
 // FindSource returns the source of that name.

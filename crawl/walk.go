@@ -56,13 +56,12 @@ func (f *Fetcher) walk(ctx context.Context, start string, v Validators, spec wal
 	if err != nil {
 		return walkResult{}, casefile.Errorf(casefile.ErrInvalid, "fetch %s: %w", displayRaw(redact(start)), err)
 	}
-	limit := f.cfg.MaxBodyBytes
-	c := f.collector(ctx, resourceRequest, limit)
+	w := &walkState{f: f, ctx: ctx, start: su, v: v, limit: f.cfg.MaxBodyBytes, verdicts: map[*colly.Request]error{}}
+	c := f.collector(ctx, resourceRequest, w.limit)
 	c.MaxDepth = spec.maxDepth
 	c.AllowedDomains = []string{su.Hostname()}
 	c.URLFilters = spec.filters
-	gt := &gateTransport{f: f, base: &capTransport{base: f.transport, limit: limit}}
-	c.WithTransport(gt)
+	c.WithTransport(&gateTransport{f: f, base: &capTransport{base: f.transport, limit: w.limit}})
 	// In-process pacing: one request at a time to the start's host, at
 	// least HostDelay apart (the gate, when set, does the same across
 	// processes and adds Crawl-delay and Retry-After).
@@ -73,137 +72,172 @@ func (f *Fetcher) walk(ctx context.Context, start string, v Validators, spec wal
 	}); err != nil {
 		return walkResult{}, casefile.Errorf(casefile.ErrInvalid, "walk %s: %w", su, err)
 	}
-
-	var (
-		mu       sync.Mutex
-		res      walkResult
-		startErr error
-		verdicts = map[*colly.Request]error{}
-	)
-	isStart := func(r *colly.Request) bool { return r.Depth == 1 && r.URL.String() == su.String() }
-	fail := func(r *colly.Request, err error) {
-		mu.Lock()
-		defer mu.Unlock()
-		e := f.classify(ctx, r.URL.String(), err, limit)
-		if isStart(r) {
-			if startErr == nil {
-				startErr = e
-			}
-			return
-		}
-		res.warnings = append(res.warnings, e.Error())
-	}
-
-	c.OnRequest(func(r *colly.Request) {
-		r.Headers.Set("Accept", acceptHeader[resourceRequest])
-		r.Headers.Set("Accept-Language", "en,ko;q=0.9,*;q=0.5")
-		if isStart(r) {
-			if v.ETag != "" {
-				r.Headers.Set("If-None-Match", v.ETag)
-			}
-			if v.LastModified != "" {
-				r.Headers.Set("If-Modified-Since", v.LastModified)
-			}
-		}
-		if err := f.checkDirect(r.URL); err != nil {
-			fail(r, err)
-			r.Abort()
-			return
-		}
-		if err := f.checkRobots(ctx, r.URL); err != nil {
-			fail(r, err)
-			r.Abort()
-		}
-	})
-	c.OnResponseHeaders(func(r *colly.Response) {
-		h := *r.Headers
-		conditional := isStart(r.Request) && v.any()
-		if err := f.checkHeaders(resourceRequest, r.StatusCode, h, limit, conditional); err != nil {
-			mu.Lock()
-			verdicts[r.Request] = err
-			mu.Unlock()
-			fail(r.Request, err)
-			r.Request.Abort()
-			return
-		}
-		if r.StatusCode == http.StatusNotModified {
-			mu.Lock()
-			res.notModified = true
-			mu.Unlock()
-			r.Request.Abort()
-			return
-		}
-		if isStart(r.Request) {
-			mu.Lock()
-			res.validators = Validators{ETag: h.Get("ETag"), LastModified: h.Get("Last-Modified")}
-			mu.Unlock()
-		}
-		r.Ctx.Put("content-type", h.Get("Content-Type"))
-		if mt := mediaTypeOf(h.Get("Content-Type")); mt != "" {
-			r.Headers.Set("Content-Type", mt) // keep colly from converting: decodeBody does it once
-		}
-	})
+	c.OnRequest(w.onRequest)
+	c.OnResponseHeaders(w.onResponseHeaders)
 	// The first OnResponse hook decodes the body in place, so that the
 	// adapter's OnResponse and OnHTML hooks read UTF-8.
-	c.OnResponse(func(r *colly.Response) {
-		switch {
-		case int64(len(r.Body)) > limit:
-			fail(r.Request, tooLarge(limit))
-			r.Body = nil
-			return
-		case bytes.HasPrefix(r.Body, gzipMagic):
-			fail(r.Request, newFetchError(casefile.ErrPermanent, nil, "the body is gzip-compressed without a Content-Encoding header"))
-			r.Body = nil
-			return
-		}
-		contentType := r.Ctx.Get("content-type")
-		mt := mediaTypeOf(contentType)
-		if mt == "" {
-			mt = mediaTypeOf(http.DetectContentType(r.Body))
-			if err := checkType(resourceRequest, mt); err != nil {
-				fail(r.Request, err)
-				r.Body = nil
-				return
-			}
-			r.Headers.Set("Content-Type", mt)
-		}
-		body, cs, err := decodeBody(r.Body, mt, contentType)
-		if err != nil {
-			fail(r.Request, newFetchError(casefile.ErrPermanent, err, "cannot decode the page as %s", cs))
-			r.Body = nil
-			return
-		}
-		r.Body = []byte(body)
-		mu.Lock()
-		res.pages++
-		mu.Unlock()
-	})
-	c.OnError(func(r *colly.Response, err error) {
-		mu.Lock()
-		_, judged := verdicts[r.Request]
-		mu.Unlock()
-		if judged || errors.Is(err, colly.ErrAbortedAfterHeaders) {
-			return
-		}
-		if r.StatusCode != 0 && (r.StatusCode < 200 || r.StatusCode > 299) {
-			se := &StatusError{StatusCode: r.StatusCode, RetryAfter: retryAfter(*r.Headers, f.now())}
-			err = newFetchError(statusKind(r.StatusCode), se, "%s", se.Error())
-		}
-		fail(r.Request, err)
-	})
+	c.OnResponse(w.decode)
+	c.OnError(w.onError)
 	spec.setup(c)
 
-	if err := c.Visit(su.String()); err != nil && startErr == nil && !errors.Is(err, colly.ErrAbortedAfterHeaders) && !errors.Is(err, colly.ErrAbortedBeforeRequest) && res.pages == 0 {
-		startErr = f.classify(ctx, su.String(), err, limit)
+	if err := c.Visit(su.String()); err != nil && !errors.Is(err, colly.ErrAbortedAfterHeaders) && !errors.Is(err, colly.ErrAbortedBeforeRequest) {
+		w.mu.Lock()
+		if w.startErr == nil && w.res.pages == 0 {
+			w.startErr = f.classify(ctx, su.String(), err, w.limit)
+		}
+		w.mu.Unlock()
 	}
 	c.Wait()
-	if startErr != nil {
-		return res, startErr
+	if w.startErr != nil {
+		return w.res, w.startErr
 	}
-	if res.notModified {
-		res.validators = v
+	if w.res.notModified {
+		w.res.validators = v
 	}
-	return res, nil
+	return w.res, nil
+}
+
+// walkState is one walk's state, shared by its collector's hooks (which
+// colly may run on several goroutines: mu guards the fields below it).
+type walkState struct {
+	f     *Fetcher
+	ctx   context.Context
+	start *url.URL
+	v     Validators
+	limit int64
+
+	mu       sync.Mutex
+	res      walkResult
+	startErr error
+	// verdicts are the requests the header checks already failed, so that
+	// colly's error for the abort is not counted again.
+	verdicts map[*colly.Request]error
+}
+
+func (w *walkState) isStart(r *colly.Request) bool {
+	return r.Depth == 1 && r.URL.String() == w.start.String()
+}
+
+// fail records a request's failure: the walk's error for the start, a
+// warning for a later page.
+func (w *walkState) fail(r *colly.Request, err error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	e := w.f.classify(w.ctx, r.URL.String(), err, w.limit)
+	if w.isStart(r) {
+		if w.startErr == nil {
+			w.startErr = e
+		}
+		return
+	}
+	w.res.warnings = append(w.res.warnings, e.Error())
+}
+
+// onRequest sets the request's headers (conditional for the start) and
+// applies the egress guard and robots.txt.
+func (w *walkState) onRequest(r *colly.Request) {
+	r.Headers.Set("Accept", acceptHeader[resourceRequest])
+	r.Headers.Set("Accept-Language", "en,ko;q=0.9,*;q=0.5")
+	if w.isStart(r) {
+		if w.v.ETag != "" {
+			r.Headers.Set("If-None-Match", w.v.ETag)
+		}
+		if w.v.LastModified != "" {
+			r.Headers.Set("If-Modified-Since", w.v.LastModified)
+		}
+	}
+	err := w.f.checkDirect(r.URL)
+	if err == nil {
+		err = w.f.checkRobots(w.ctx, r.URL)
+	}
+	if err != nil {
+		w.fail(r, err)
+		r.Abort()
+	}
+}
+
+// onResponseHeaders checks status, type and size before the body is read,
+// notes a 304 and the start's validators.
+func (w *walkState) onResponseHeaders(r *colly.Response) {
+	h := *r.Headers
+	conditional := w.isStart(r.Request) && w.v.any()
+	if err := w.f.checkHeaders(resourceRequest, r.StatusCode, h, w.limit, conditional); err != nil {
+		w.mu.Lock()
+		w.verdicts[r.Request] = err
+		w.mu.Unlock()
+		w.fail(r.Request, err)
+		r.Request.Abort()
+		return
+	}
+	if r.StatusCode == http.StatusNotModified {
+		w.mu.Lock()
+		w.res.notModified = true
+		w.mu.Unlock()
+		r.Request.Abort()
+		return
+	}
+	if w.isStart(r.Request) {
+		w.mu.Lock()
+		w.res.validators = Validators{ETag: h.Get("ETag"), LastModified: h.Get("Last-Modified")}
+		w.mu.Unlock()
+	}
+	r.Ctx.Put("content-type", h.Get("Content-Type"))
+	if mt := mediaTypeOf(h.Get("Content-Type")); mt != "" {
+		r.Headers.Set("Content-Type", mt) // keep colly from converting: decodeBody does it once
+	}
+}
+
+// decode checks the body and decodes it to UTF-8 in place; a body that
+// fails is emptied and recorded.
+func (w *walkState) decode(r *colly.Response) {
+	if err := w.decodeBody(r); err != nil {
+		w.fail(r.Request, err)
+		r.Body = nil
+		return
+	}
+	w.mu.Lock()
+	w.res.pages++
+	w.mu.Unlock()
+}
+
+func (w *walkState) decodeBody(r *colly.Response) error {
+	switch {
+	case int64(len(r.Body)) > w.limit:
+		return tooLarge(w.limit)
+	case bytes.HasPrefix(r.Body, gzipMagic):
+		return newFetchError(casefile.ErrPermanent, nil, "the body is gzip-compressed without a Content-Encoding header")
+	}
+	contentType := r.Ctx.Get("content-type")
+	mt := mediaTypeOf(contentType)
+	if mt == "" {
+		mt = mediaTypeOf(http.DetectContentType(r.Body))
+		if err := checkType(resourceRequest, mt); err != nil {
+			return err
+		}
+		r.Headers.Set("Content-Type", mt)
+	}
+	body, cs, err := decodeBody(r.Body, mt, contentType)
+	if err != nil {
+		return newFetchError(casefile.ErrPermanent, err, "cannot decode the page as %s", cs)
+	}
+	r.Body = []byte(body)
+	return nil
+}
+
+// onError records a failed request, but for aborts the header checks
+// already recorded.
+func (w *walkState) onError(r *colly.Response, err error) {
+	w.mu.Lock()
+	_, judged := w.verdicts[r.Request]
+	w.mu.Unlock()
+	if judged || errors.Is(err, colly.ErrAbortedAfterHeaders) {
+		return
+	}
+	if r.StatusCode != 0 && (r.StatusCode < 200 || r.StatusCode > 299) {
+		se := &StatusError{StatusCode: r.StatusCode, RetryAfter: retryAfter(*r.Headers, w.f.now())}
+		err = newFetchError(statusKind(r.StatusCode), se, "%s", se.Error())
+	}
+	w.fail(r.Request, err)
 }
 
 // gateTransport holds each request of a walk to the HostGate: the host's
