@@ -186,27 +186,74 @@ outbox relay that publishes stored submissions to NATS. Writes need
 }
 
 // runNode runs one process of the pipeline until ctx is cancelled.
-func (a *app) runNode(ctx context.Context, f *nodeFlags) (err error) {
-	if f.envErr != nil {
-		return f.envErr
+// connectNATS starts the embedded NATS server (run) or connects to
+// --nats-url, and returns the connection, a name for logs and a close that
+// drains the connection, then stops the embedded server.
+func (f *nodeFlags) connectNATS() (nc *nats.Conn, name string, closeAll func(), err error) {
+	name = redactURLs(f.natsURL)
+	stop := func() {}
+	if f.embedded {
+		ns, err := workers.StartEmbedded(workers.EmbeddedConfig{Dir: f.store.dataDir, Port: f.natsPort})
+		if err != nil {
+			return nil, "", nil, err
+		}
+		stop = ns.Shutdown
+		name = "embedded in " + filepath.Join(f.store.dataDir, "nats")
+		if u := ns.ClientURL(); u != "" {
+			name += ", listening on " + u
+		}
+		if nc, err = ns.Connect("casefile"); err != nil {
+			stop()
+			return nil, "", nil, err
+		}
+	} else if nc, err = workers.Connect(f.natsURL, "casefile"); err != nil {
+		return nil, "", nil, err
 	}
-	freshFor, err := f.freshFor()
+	closeAll = func() {
+		// Drain runs in the background: wait for it, so that the embedded
+		// server is not shut down under a draining connection.
+		if err := nc.Drain(); err != nil {
+			nc.Close() // not connected: nothing to drain
+		}
+		for deadline := time.Now().Add(5 * time.Second); !nc.IsClosed() && time.Now().Before(deadline); {
+			time.Sleep(10 * time.Millisecond)
+		}
+		stop()
+	}
+	return nc, name, closeAll, nil
+}
+
+// serveHTTP listens on --listen and serves handler in the background; it
+// returns the server (for its shutdown) and its base URL.
+func (a *app) serveHTTP(f *nodeFlags, handler http.Handler) (*http.Server, string, error) {
+	ln, err := net.Listen("tcp", f.listen)
+	if err != nil {
+		return nil, "", casefile.Errorf(casefile.ErrInvalid, "listen on %s: %w", f.listen, err)
+	}
+	srv := newHTTPServer(handler)
+	apiURL := "http://" + ln.Addr().String()
+	go func() {
+		if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			a.log.Error("http server stopped", "err", err)
+		}
+	}()
+	if f.roles.Relay {
+		a.log.Info("API and review page listening", "url", apiURL+"/", "ready", apiURL+"/readyz")
+	} else {
+		a.log.Info("metrics and health listening", "url", apiURL+"/metrics", "ready", apiURL+"/readyz")
+	}
+	if a.onListen != nil {
+		a.onListen(ln.Addr().String())
+	}
+	return srv, apiURL, nil
+}
+
+func (a *app) runNode(ctx context.Context, f *nodeFlags) (err error) {
+	freshFor, release, err := f.prepare()
 	if err != nil {
 		return err
 	}
-	if !f.embedded && (f.replicas < 1 || f.replicas > 5) {
-		return usageError{fmt.Sprintf("--stream-replicas %d: JetStream takes 1 to 5 (1 on a single server, 3 on a cluster)", f.replicas)}
-	}
-	if f.embedded {
-		if err := os.MkdirAll(f.store.dataDir, 0o755); err != nil {
-			return fmt.Errorf("create data folder: %w", err)
-		}
-		release, err := lockDataDir(f.store.dataDir)
-		if err != nil {
-			return err
-		}
-		defer release()
-	}
+	defer release()
 	var sources []crawl.Source
 	if f.roles.Relay {
 		// Read before anything starts: a bad sources file stops here.
@@ -220,34 +267,11 @@ func (a *app) runNode(ctx context.Context, f *nodeFlags) (err error) {
 	}
 	defer st.Close()
 
-	var nc *nats.Conn
-	natsName := redactURLs(f.natsURL)
-	if f.embedded {
-		ns, err := workers.StartEmbedded(workers.EmbeddedConfig{Dir: f.store.dataDir, Port: f.natsPort})
-		if err != nil {
-			return err
-		}
-		defer ns.Shutdown()
-		natsName = "embedded in " + filepath.Join(f.store.dataDir, "nats")
-		if u := ns.ClientURL(); u != "" {
-			natsName += ", listening on " + u
-		}
-		if nc, err = ns.Connect("casefile"); err != nil {
-			return err
-		}
-	} else if nc, err = workers.Connect(f.natsURL, "casefile"); err != nil {
+	nc, natsName, closeNATS, err := f.connectNATS()
+	if err != nil {
 		return err
 	}
-	defer func() {
-		// Drain runs in the background: wait for it, so that the embedded
-		// server is not shut down under a draining connection.
-		if err := nc.Drain(); err != nil {
-			nc.Close() // not connected: nothing to drain
-		}
-		for deadline := time.Now().Add(5 * time.Second); !nc.IsClosed() && time.Now().Before(deadline); {
-			time.Sleep(10 * time.Millisecond)
-		}
-	}()
+	defer closeNATS()
 	js, err := jetstream.New(nc)
 	if err != nil {
 		return fmt.Errorf("open jetstream: %w", err)
@@ -318,30 +342,14 @@ func (a *app) runNode(ctx context.Context, f *nodeFlags) (err error) {
 	var srv *http.Server
 	apiURL := ""
 	if f.listen != "" {
-		ln, err := net.Listen("tcp", f.listen)
-		if err != nil {
-			return casefile.Errorf(casefile.ErrInvalid, "listen on %s: %w", f.listen, err)
-		}
 		metrics := promhttp.HandlerFor(reg, promhttp.HandlerOpts{})
 		handler := opsRoutes(metrics, ready)
 		if f.roles.Relay {
 			h := &api{store: st, token: f.token, kick: p.Kick, log: a.log, metrics: metrics, ready: ready, freshFor: freshFor}
 			handler = h.routes()
 		}
-		srv = newHTTPServer(handler)
-		apiURL = "http://" + ln.Addr().String()
-		go func() {
-			if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
-				a.log.Error("http server stopped", "err", err)
-			}
-		}()
-		if f.roles.Relay {
-			a.log.Info("API and review page listening", "url", apiURL+"/", "ready", apiURL+"/readyz")
-		} else {
-			a.log.Info("metrics and health listening", "url", apiURL+"/metrics", "ready", apiURL+"/readyz")
-		}
-		if a.onListen != nil {
-			a.onListen(ln.Addr().String())
+		if srv, apiURL, err = a.serveHTTP(f, handler); err != nil {
+			return err
 		}
 	}
 
@@ -353,6 +361,12 @@ func (a *app) runNode(ctx context.Context, f *nodeFlags) (err error) {
 		}
 	}
 
+	return a.waitStop(ctx, done, srv)
+}
+
+// waitStop waits for the pipeline to end, or for ctx to end and the
+// pipeline to drain its jobs in flight, then stops the HTTP server.
+func (a *app) waitStop(ctx context.Context, done <-chan error, srv *http.Server) error {
 	var runErr error
 	select {
 	case <-ctx.Done():
@@ -373,6 +387,32 @@ func (a *app) runNode(ctx context.Context, f *nodeFlags) (err error) {
 	}
 	a.log.Info("stopped cleanly")
 	return nil
+}
+
+// prepare checks the settings that need no service and, for run, creates
+// and locks the data folder; release unlocks it.
+func (f *nodeFlags) prepare() (freshFor time.Duration, release func(), err error) {
+	release = func() {}
+	if f.envErr != nil {
+		return 0, release, f.envErr
+	}
+	if freshFor, err = f.freshFor(); err != nil {
+		return 0, release, err
+	}
+	if !f.embedded && (f.replicas < 1 || f.replicas > 5) {
+		return 0, release, usageError{fmt.Sprintf("--stream-replicas %d: JetStream takes 1 to 5 (1 on a single server, 3 on a cluster)", f.replicas)}
+	}
+	if f.embedded {
+		if err := os.MkdirAll(f.store.dataDir, 0o755); err != nil {
+			return 0, release, fmt.Errorf("create data folder: %w", err)
+		}
+		unlock, err := lockDataDir(f.store.dataDir)
+		if err != nil {
+			return 0, release, err
+		}
+		release = unlock
+	}
+	return freshFor, release, nil
 }
 
 // startCrawls runs the enabled sources on their schedules until ctx ends
