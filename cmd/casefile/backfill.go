@@ -78,19 +78,9 @@ here: it is sent as "Authorization: Bearer <token>".`,
 }
 
 func (a *app) backfill(ctx context.Context, c *apiClient, file, statePath string, dryRun, retryFailed bool, timeout time.Duration) error {
-	data, err := os.ReadFile(file)
+	list, badLines, err := readBackfillList(file)
 	if err != nil {
-		return casefile.Errorf(casefile.ErrInvalid, "backfill: %w", err)
-	}
-	if kind := textKind(data); kind != "" {
-		return casefile.Errorf(casefile.ErrInvalid, "backfill: %s is not a text file (it looks like %s): give a plain list, a CSV or a Markdown list of URLs", termSafe(file), kind)
-	}
-	list, err := crawl.ReadList(bytes.NewReader(data), filepath.Base(file))
-	// Lines that could not be read are reported as failed beside the rest;
-	// only a list with nothing to submit stops the backfill.
-	var badLines *crawl.ListError
-	if err != nil && (len(list) == 0 || !errors.As(err, &badLines)) {
-		return casefile.Errorf(casefile.ErrInvalid, "backfill: %w", err)
+		return err
 	}
 	if statePath == "" {
 		statePath = file + ".casefile-state.json"
@@ -102,76 +92,128 @@ func (a *app) backfill(ctx context.Context, c *apiClient, file, statePath string
 	if st.Batch == "" {
 		st.Batch = fmt.Sprintf("backfill-%s-%s", strings.TrimSuffix(filepath.Base(file), filepath.Ext(file)), time.Now().UTC().Format("20060102T150405"))
 	}
+	pl := planBackfill(st, list, badLines, retryFailed)
+	fmt.Fprintf(a.stderr, "%s: %d URLs (%d invalid, %d already done, %d to submit, %d waiting from an earlier run)\n",
+		termSafe(file), len(pl.order)+len(pl.invalid), len(pl.invalid), pl.done, len(pl.toSubmit), len(pl.order)-pl.done-len(pl.toSubmit))
+	if pl.repeated > 0 {
+		fmt.Fprintf(a.stderr, "%s: %d repeated %s (the same page as an earlier line) submitted once\n", termSafe(file), pl.repeated, plural(pl.repeated, "line", "lines"))
+	}
+	if pl.retried > 0 {
+		fmt.Fprintf(a.stderr, "%s: %d failed %s submitted again (--retry-failed)\n", termSafe(file), pl.retried, plural(pl.retried, "entry", "entries"))
+	}
+	if dryRun {
+		a.printDryRun(st, pl)
+		return nil
+	}
+	if err := a.submitBackfill(ctx, c, st, statePath, pl); err != nil {
+		return err
+	}
+	if err := a.waitBackfill(ctx, c, st, statePath, pl, timeout); err != nil {
+		return err
+	}
+	if nFailed := a.report(pl.order, st, pl.invalid); nFailed > 0 {
+		retry := " (run again with --retry-failed to submit them again)"
+		if len(pl.invalid) == nFailed {
+			retry = ""
+		}
+		return casefile.Errorf(casefile.ErrPermanent, "backfill: %d of %d entries failed, listed above%s", nFailed, len(pl.order)+len(pl.invalid), retry)
+	}
+	return nil
+}
 
-	var order []string
-	repeated := 0
-	seen := map[string]bool{}
-	invalid := map[string]string{}
+// readBackfillList reads the list file. Lines that could not be read come
+// back in badLines, reported as failed beside the rest; only a list with
+// nothing to submit, or a file that is not text, is an error.
+func readBackfillList(file string) ([]crawl.ListEntry, *crawl.ListError, error) {
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return nil, nil, casefile.Errorf(casefile.ErrInvalid, "backfill: %w", err)
+	}
+	if kind := textKind(data); kind != "" {
+		return nil, nil, casefile.Errorf(casefile.ErrInvalid, "backfill: %s is not a text file (it looks like %s): give a plain list, a CSV or a Markdown list of URLs", termSafe(file), kind)
+	}
+	list, err := crawl.ReadList(bytes.NewReader(data), filepath.Base(file))
+	var badLines *crawl.ListError
+	if err != nil && (len(list) == 0 || !errors.As(err, &badLines)) {
+		return nil, nil, casefile.Errorf(casefile.ErrInvalid, "backfill: %w", err)
+	}
+	return list, badLines, nil
+}
+
+// backfillPlan is what a run does with the list: the canonical URLs in
+// list order, the entries to submit, and the counts the first line reports.
+type backfillPlan struct {
+	order, toSubmit         []string
+	invalid                 map[string]string // raw line or URL → why
+	repeated, done, retried int
+}
+
+// planBackfill adds the list's URLs to the state (once each, by canonical
+// URL) and decides what to submit.
+func planBackfill(st *backfillState, list []crawl.ListEntry, badLines *crawl.ListError, retryFailed bool) backfillPlan {
+	pl := backfillPlan{invalid: map[string]string{}}
 	if badLines != nil {
 		for _, l := range badLines.Lines {
 			text := strings.TrimSpace(l.Text)
 			if text == "" {
 				text = fmt.Sprintf("line %d", l.Line)
 			}
-			invalid[text] = fmt.Sprintf("line %d: %s", l.Line, l.Reason)
+			pl.invalid[text] = fmt.Sprintf("line %d: %s", l.Line, l.Reason)
 		}
 	}
+	seen := map[string]bool{}
 	for _, e := range list {
 		canonical, _, err := normalize.CanonicalURL(e.URL)
 		if err != nil {
-			invalid[e.URL] = fmt.Sprintf("line %d: %v", e.Line, err)
+			pl.invalid[e.URL] = fmt.Sprintf("line %d: %v", e.Line, err)
 			continue
 		}
-		if _, seen := st.Entries[canonical]; !seen {
+		if _, known := st.Entries[canonical]; !known {
 			st.Entries[canonical] = &backfillEntry{RawURL: e.URL}
 		}
-		if !seen[canonical] {
-			seen[canonical] = true
-			order = append(order, canonical)
-		} else {
-			repeated++
+		if seen[canonical] {
+			pl.repeated++
+			continue
 		}
+		seen[canonical] = true
+		pl.order = append(pl.order, canonical)
 	}
-	var toSubmit []string
-	done, retried := 0, 0
-	for _, u := range order {
+	for _, u := range pl.order {
 		e := st.Entries[u]
 		if retryFailed && e.SubmissionID != 0 && failedState(e.State) {
 			*e = backfillEntry{RawURL: e.RawURL}
-			retried++
+			pl.retried++
 		}
 		switch {
 		case e.SubmissionID == 0:
-			toSubmit = append(toSubmit, u)
+			pl.toSubmit = append(pl.toSubmit, u)
 		case e.State.Final():
-			done++
+			pl.done++
 		}
 	}
-	fmt.Fprintf(a.stderr, "%s: %d URLs (%d invalid, %d already done, %d to submit, %d waiting from an earlier run)\n",
-		termSafe(file), len(order)+len(invalid), len(invalid), done, len(toSubmit), len(order)-done-len(toSubmit))
-	if repeated > 0 {
-		fmt.Fprintf(a.stderr, "%s: %d repeated %s (the same page as an earlier line) submitted once\n", termSafe(file), repeated, plural(repeated, "line", "lines"))
-	}
-	if retried > 0 {
-		fmt.Fprintf(a.stderr, "%s: %d failed %s submitted again (--retry-failed)\n", termSafe(file), retried, plural(retried, "entry", "entries"))
-	}
-	if dryRun {
-		for _, u := range toSubmit {
-			fmt.Fprintf(a.stdout, "would submit\t%s\n", termSafe(st.Entries[u].RawURL))
-		}
-		raws := make([]string, 0, len(invalid))
-		for raw := range invalid {
-			raws = append(raws, raw)
-		}
-		sort.Strings(raws)
-		for _, raw := range raws {
-			fmt.Fprintf(a.stdout, "invalid\t%s\t%s\n", termSafe(raw), termSafe(invalid[raw]))
-		}
-		return nil
-	}
+	return pl
+}
 
-	for start := 0; start < len(toSubmit); start += 100 {
-		chunk := toSubmit[start:min(start+100, len(toSubmit))]
+// printDryRun prints what a run would submit and what it found invalid.
+func (a *app) printDryRun(st *backfillState, pl backfillPlan) {
+	for _, u := range pl.toSubmit {
+		fmt.Fprintf(a.stdout, "would submit\t%s\n", termSafe(st.Entries[u].RawURL))
+	}
+	raws := make([]string, 0, len(pl.invalid))
+	for raw := range pl.invalid {
+		raws = append(raws, raw)
+	}
+	sort.Strings(raws)
+	for _, raw := range raws {
+		fmt.Fprintf(a.stdout, "invalid\t%s\t%s\n", termSafe(raw), termSafe(pl.invalid[raw]))
+	}
+}
+
+// submitBackfill submits the plan's URLs 100 at a time, saving the state
+// after each request.
+func (a *app) submitBackfill(ctx context.Context, c *apiClient, st *backfillState, statePath string, pl backfillPlan) error {
+	for start := 0; start < len(pl.toSubmit); start += 100 {
+		chunk := pl.toSubmit[start:min(start+100, len(pl.toSubmit))]
 		req := submissionRequest{Origin: string(casefile.OriginBackfill), Batch: st.Batch}
 		for _, u := range chunk {
 			req.URLs = append(req.URLs, st.Entries[u].RawURL)
@@ -182,21 +224,25 @@ func (a *app) backfill(ctx context.Context, c *apiClient, file, statePath string
 			return fmt.Errorf("backfill: submit: %w (progress saved; run again to resume)", err)
 		}
 		for _, s := range resp.Submissions {
-			e := st.Entries[s.URL]
-			if e == nil {
-				continue
+			if e := st.Entries[s.URL]; e != nil {
+				e.SubmissionID, e.State, e.Known = s.ID, s.State, s.CaseID != ""
 			}
-			e.SubmissionID, e.State, e.Known = s.ID, s.State, s.CaseID != ""
 		}
 		for _, r := range resp.Rejected {
-			invalid[r.URL] = r.Error
+			pl.invalid[r.URL] = r.Error
 		}
 		if err := st.save(statePath); err != nil {
 			return err
 		}
 	}
+	return nil
+}
 
-	bar := progressbar.NewOptions(len(order),
+// waitBackfill polls the open submissions once a second, with a progress
+// bar, until all are final or timeout passes; it saves the state as it
+// goes.
+func (a *app) waitBackfill(ctx context.Context, c *apiClient, st *backfillState, statePath string, pl backfillPlan, timeout time.Duration) error {
+	bar := progressbar.NewOptions(len(pl.order),
 		progressbar.OptionSetWriter(a.stderr),
 		progressbar.OptionSetDescription("drafting"),
 		progressbar.OptionShowCount(),
@@ -209,28 +255,7 @@ func (a *app) backfill(ctx context.Context, c *apiClient, file, statePath string
 	defer cancel()
 	lastPollErr := ""
 	for {
-		open := 0
-		finished := 0
-		var pollErr error
-		for _, u := range order {
-			e := st.Entries[u]
-			if e.SubmissionID == 0 {
-				continue
-			}
-			if !e.State.Final() {
-				s, err := c.submission(wctx, e.SubmissionID)
-				if err == nil {
-					e.State, e.CaseID, e.Error = s.State, s.CaseID, s.Error
-				} else if pollErr == nil && wctx.Err() == nil {
-					pollErr = err
-				}
-			}
-			if e.State.Final() {
-				finished++
-			} else {
-				open++
-			}
-		}
+		finished, open, pollErr := pollBackfill(wctx, c, st, pl.order)
 		// Say once why the bar stands still (the server went away), and
 		// once when it moves again; keep waiting either way.
 		if msg := errString(pollErr); msg != lastPollErr {
@@ -250,23 +275,38 @@ func (a *app) backfill(ctx context.Context, c *apiClient, file, statePath string
 		case <-wctx.Done():
 			_ = st.save(statePath)
 			bar.Exit()
-			a.report(order, st, invalid)
+			a.report(pl.order, st, pl.invalid)
 			return fmt.Errorf("backfill: %d submissions still open after %s (progress saved; run again to resume): %w", open, timeout, wctx.Err())
 		case <-time.After(time.Second):
 		}
 	}
 	_ = bar.Finish()
-	if err := st.save(statePath); err != nil {
-		return err
-	}
-	if nFailed := a.report(order, st, invalid); nFailed > 0 {
-		retry := " (run again with --retry-failed to submit them again)"
-		if len(invalid) == nFailed {
-			retry = ""
+	return st.save(statePath)
+}
+
+// pollBackfill reads the state of every open submission once and counts
+// the final and open ones; pollErr is the first failure to read one.
+func pollBackfill(ctx context.Context, c *apiClient, st *backfillState, order []string) (finished, open int, pollErr error) {
+	for _, u := range order {
+		e := st.Entries[u]
+		if e.SubmissionID == 0 {
+			continue
 		}
-		return casefile.Errorf(casefile.ErrPermanent, "backfill: %d of %d entries failed, listed above%s", nFailed, len(order)+len(invalid), retry)
+		if !e.State.Final() {
+			s, err := c.submission(ctx, e.SubmissionID)
+			if err == nil {
+				e.State, e.CaseID, e.Error = s.State, s.CaseID, s.Error
+			} else if pollErr == nil && ctx.Err() == nil {
+				pollErr = err
+			}
+		}
+		if e.State.Final() {
+			finished++
+		} else {
+			open++
+		}
 	}
-	return nil
+	return finished, open, pollErr
 }
 
 // failedState reports the final states that --retry-failed submits again.
