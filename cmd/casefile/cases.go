@@ -94,77 +94,6 @@ format and import reads the library's published cases into the store.`,
 	}
 	show.Flags().BoolVar(&withEvidence, "evidence", false, "print the stored record: status, version, the evidence and the timeline beside the case")
 
-	var exportStatus, exportFormat, exportOut string
-	export := &cobra.Command{
-		Use:   "export [--out DIR | --format jsonl]",
-		Short: "Export cases in the library's JSON format, checked against the case schema",
-		Long: `cases export writes the cases (the approved ones unless --status says otherwise)
-exactly in the library's case format (docs/case-format.md): by default one JSON
-array on stdout, with --format jsonl one case per line, with --out DIR one file per
-case, DIR/IL-NNNN.json. Every case is checked against normalize/case.schema.json
-and the vocabulary first; when one fails, nothing is written and the error names
-the case and the field.`,
-		Example: `  casefile cases export --data ./data --out ./library/cases
-  casefile cases export --data ./data --format jsonl > approved.jsonl`,
-		Args: exactArgs(0, "cases export takes no arguments"),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			switch exportFormat {
-			case "json", "jsonl":
-			default:
-				return usageError{fmt.Sprintf("cases export: unknown --format %q: give json (an array, the default) or jsonl", exportFormat)}
-			}
-			if exportOut != "" && cmd.Flags().Changed("format") {
-				return usageError{"cases export: --out writes one file per case; leave out --format"}
-			}
-			st, err := openReviewStore(cmd.Context(), &sf)
-			if err != nil {
-				return err
-			}
-			defer st.Close()
-			f := casefile.CaseFilter{Limit: 1 << 30, Sort: casefile.SortOldest}
-			switch st := casefile.CaseStatus(exportStatus); st {
-			case "all":
-			case casefile.CaseApproved, casefile.CaseDraft, casefile.CaseRejected:
-				f.Status = st
-			case "":
-				// An empty filter would mean every case to the store: never
-				// export drafts and rejections by a blank variable.
-				return usageError{"cases export: --status is empty: give approved (the default), draft, rejected or all"}
-			default:
-				return usageError{fmt.Sprintf("cases export: unknown --status %q: give approved (the default), draft, rejected or all", exportStatus)}
-			}
-			cases, err := st.Cases(cmd.Context(), f)
-			if err != nil {
-				return err
-			}
-			out := make([]casefile.Case, 0, len(cases))
-			for _, c := range cases {
-				lc, err := libraryCase(c.Case)
-				if err != nil {
-					return err
-				}
-				out = append(out, lc)
-			}
-			switch {
-			case exportOut != "":
-				return writeCaseFiles(a, exportOut, out)
-			case exportFormat == "jsonl":
-				enc := json.NewEncoder(a.stdout)
-				enc.SetEscapeHTML(false)
-				for _, c := range out {
-					if err := enc.Encode(c); err != nil {
-						return fmt.Errorf("export case %s: %w", c.ID, err)
-					}
-				}
-				return nil
-			}
-			return printJSON(a, out)
-		},
-	}
-	export.Flags().StringVar(&exportStatus, "status", "approved", "which cases: approved, draft, rejected or all (an empty value is an error)")
-	export.Flags().StringVar(&exportFormat, "format", "json", "json (one array) or jsonl (one case per line) on stdout")
-	export.Flags().StringVar(&exportOut, "out", "", "write one file per case, DIR/IL-NNNN.json, instead of stdout (DIR is made when missing)")
-
 	var reviewer, reason, server string
 	var reviewed int
 	review := func(use string, status casefile.CaseStatus) *cobra.Command {
@@ -264,7 +193,7 @@ field.`,
 	edit.Flags().StringArrayVar(&sets, "set", nil, "FIELD=VALUE to set (repeat for more fields; at least one)")
 	edit.Flags().StringVar(&reviewer, "reviewer", defaultReviewer(), "who edits it (env CASEFILE_REVIEWER; default: your OS user name)")
 	edit.Flags().StringVar(&server, "server", "", serverHelp)
-	cmd.AddCommand(list, show, export, a.casesImportCommand(&sf), review("approve", casefile.CaseApproved), review("reject", casefile.CaseRejected), edit)
+	cmd.AddCommand(list, show, a.casesExportCommand(&sf), a.casesImportCommand(&sf), review("approve", casefile.CaseApproved), review("reject", casefile.CaseRejected), edit)
 	return cmd
 }
 
@@ -329,4 +258,81 @@ func openReviewStore(ctx context.Context, sf *storeFlags) (casefile.Store, error
 	}
 	st, _, err := sf.open(ctx)
 	return st, err
+}
+
+// casesExportCommand is `cases export`: the store's cases in the library's
+// format, checked against the schema before anything is written.
+func (a *app) casesExportCommand(sf *storeFlags) *cobra.Command {
+	var exportStatus, exportFormat, exportOut string
+	export := &cobra.Command{
+		Use:   "export [--out DIR | --format jsonl]",
+		Short: "Export cases in the library's JSON format, checked against the case schema",
+		Long: `cases export writes the cases (the approved ones unless --status says otherwise)
+exactly in the library's case format (docs/case-format.md): by default one JSON
+array on stdout, with --format jsonl one case per line, with --out DIR one file per
+case, DIR/IL-NNNN.json. Every case is checked against normalize/case.schema.json
+and the vocabulary first; when one fails, nothing is written and the error names
+the case and the field.`,
+		Example: `  casefile cases export --data ./data --out ./library/cases
+  casefile cases export --data ./data --format jsonl > approved.jsonl`,
+		Args: exactArgs(0, "cases export takes no arguments"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			switch exportFormat {
+			case "json", "jsonl":
+			default:
+				return usageError{fmt.Sprintf("cases export: unknown --format %q: give json (an array, the default) or jsonl", exportFormat)}
+			}
+			if exportOut != "" && cmd.Flags().Changed("format") {
+				return usageError{"cases export: --out writes one file per case; leave out --format"}
+			}
+			st, err := openReviewStore(cmd.Context(), sf)
+			if err != nil {
+				return err
+			}
+			defer st.Close()
+			f := casefile.CaseFilter{Limit: 1 << 30, Sort: casefile.SortOldest}
+			switch st := casefile.CaseStatus(exportStatus); st {
+			case "all":
+			case casefile.CaseApproved, casefile.CaseDraft, casefile.CaseRejected:
+				f.Status = st
+			case "":
+				// An empty filter would mean every case to the store: never
+				// export drafts and rejections by a blank variable.
+				return usageError{"cases export: --status is empty: give approved (the default), draft, rejected or all"}
+			default:
+				return usageError{fmt.Sprintf("cases export: unknown --status %q: give approved (the default), draft, rejected or all", exportStatus)}
+			}
+			cases, err := st.Cases(cmd.Context(), f)
+			if err != nil {
+				return err
+			}
+			out := make([]casefile.Case, 0, len(cases))
+			for _, c := range cases {
+				lc, err := libraryCase(c.Case)
+				if err != nil {
+					return err
+				}
+				out = append(out, lc)
+			}
+			switch {
+			case exportOut != "":
+				return writeCaseFiles(a, exportOut, out)
+			case exportFormat == "jsonl":
+				enc := json.NewEncoder(a.stdout)
+				enc.SetEscapeHTML(false)
+				for _, c := range out {
+					if err := enc.Encode(c); err != nil {
+						return fmt.Errorf("export case %s: %w", c.ID, err)
+					}
+				}
+				return nil
+			}
+			return printJSON(a, out)
+		},
+	}
+	export.Flags().StringVar(&exportStatus, "status", "approved", "which cases: approved, draft, rejected or all (an empty value is an error)")
+	export.Flags().StringVar(&exportFormat, "format", "json", "json (one array) or jsonl (one case per line) on stdout")
+	export.Flags().StringVar(&exportOut, "out", "", "write one file per case, DIR/IL-NNNN.json, instead of stdout (DIR is made when missing)")
+	return export
+
 }
