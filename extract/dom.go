@@ -306,11 +306,20 @@ func markedHeading(t string) (string, bool) {
 
 // item reads a list entry without its nested lists, which become items of
 // their own after it.
+//
+// A list left unclosed in the page's markup holds the headings and sections
+// after it inside its last item (browsers still show them as headings):
+// from the first child that is a heading on, the item's children
+// are read as blocks of their own, after the item's text.
 func (w *walker) item(n *html.Node) {
 	var b textBuf
 	var nested []*html.Node
+	blocks := false
 	for c := n.FirstChild; c != nil; c = c.NextSibling {
-		if c.Type == html.ElementNode && (c.DataAtom == atom.Ul || c.DataAtom == atom.Ol || c.DataAtom == atom.Dl) {
+		if c.Type == html.ElementNode && !blocks && headingLevel(c) > 0 {
+			blocks = true
+		}
+		if blocks || c.Type == html.ElementNode && (c.DataAtom == atom.Ul || c.DataAtom == atom.Ol || c.DataAtom == atom.Dl) {
 			nested = append(nested, c)
 			continue
 		}

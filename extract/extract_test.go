@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net/url"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -651,5 +652,28 @@ func TestEventsNameTheirSectionHeading(t *testing.T) {
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("events (-want +got):\n%s", diff)
+	}
+}
+
+func TestHeadingsWithEmptyPermalinkAnchorsOpenTheirSections(t *testing.T) {
+	// A Jekyll page whose headings carry empty `<a class="anchor">`
+	// permalinks after a deeply nested "five whys" list: go-trafilatura
+	// kept those headings as bare links, so the action items were lost.
+	body, err := os.ReadFile("../testdata/corpus/86-crates-io-2023-07-20/page.html")
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := Page(context.Background(), casefile.Page{URL: "https://blog.rust-lang.org/inside-rust/2023/07/21/crates-io-postmortem.html", ContentType: "text/html", Body: body})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]casefile.SectionKind{}
+	for _, s := range d.Sections {
+		got[s.Heading] = s.Kind
+	}
+	for h, k := range map[string]casefile.SectionKind{"Root causes": casefile.SectionRootCause, "Lessons learned": casefile.SectionLessons, "Corrective actions": casefile.SectionActionItems} {
+		if got[h] != k {
+			t.Errorf("section %q: kind %q, want %q (sections %v)", h, got[h], k, got)
+		}
 	}
 }

@@ -26,16 +26,28 @@ type docIndex struct {
 // indexDoc walks the tree once.
 func indexDoc(root *html.Node) *docIndex {
 	ix := &docIndex{classes: map[string]bool{}}
-	var visit func(*html.Node)
-	visit = func(n *html.Node) {
+	var permalinks []*html.Node
+	var visit func(*html.Node, bool)
+	visit = func(n *html.Node, inHeading bool) {
 		if n.Type == html.ElementNode {
 			ix.add(n)
+			if inHeading && n.Data == "a" && n.FirstChild == nil {
+				permalinks = append(permalinks, n)
+			}
+			inHeading = inHeading || headingLevel(n) > 0
 		}
 		for c := n.FirstChild; c != nil; c = c.NextSibling {
-			visit(c)
+			visit(c, inHeading)
 		}
 	}
-	visit(root)
+	visit(root, false)
+	// An empty permalink anchor in a heading (`<h2 id="x"><a class="anchor"
+	// href="#x"></a>Root causes</h2>`, as Jekyll, Hugo and GitHub write
+	// them) makes go-trafilatura keep the heading as a bare link: the
+	// heading, and the section it opens, would be lost.
+	for _, a := range permalinks {
+		a.Parent.RemoveChild(a)
+	}
 	return ix
 }
 
