@@ -737,9 +737,15 @@ func (d *drafter) items(field string, k casefile.SectionKind, promises bool) []c
 		}
 	}
 	if len(c.out) == 0 && promises {
+		c.labelledItems()
+	}
+	if len(c.out) == 0 && promises {
 		for _, it := range listedActions(d.doc.Sections) {
 			c.push(it, it, "list item saying what the organisation changed or will change, in a section without an action-items heading", 0.4)
 		}
+	}
+	if len(c.out) == 0 && promises {
+		c.promisedItems()
 	}
 	if len(c.out) == 0 && promises {
 		// No action-items section: promises made in the prose ("To keep
@@ -804,23 +810,74 @@ func (c *itemCollector) fromSection(s casefile.Section, promises bool) {
 	}
 }
 
-// promisesIn takes the sentences of a paragraph that promise changes, and
-// those after one that announces actions ("We have taken several actions
-// to prevent a recurrence.").
+// promisesIn takes the sentences of a paragraph that promise changes
+// (commitmentRules), and those after one that announces actions ("We have
+// taken several actions to prevent a recurrence.").
 func (c *itemCollector) promisesIn(p string) {
-	announced := false
+	announced, promised := false, false
 	for _, t := range textSentences(p) {
 		vague := len(t) < 140 && vagueChangesRe.MatchString(t)
+		if parts := splitNumbered(t); parts != nil {
+			// "it taught us two things: 1) we will A, and 2) we will B"
+			for _, part := range parts {
+				if id, ok := commitment(part, promised); ok {
+					promised = true
+					c.push(part, t, "numbered part of a sentence promising work (rule "+id+")", 0.4)
+				}
+			}
+			if promised {
+				continue
+			}
+		}
+		id, ok := commitment(t, promised)
 		switch {
 		case vague && preventionRe.MatchString(t):
 			announced = true
-		case announced && !preventionSkipRe.MatchString(t) && actionSubjectRe.MatchString(t):
+		case id == "commitment.meta" || id == "commitment.status":
+		case announced && actionSubjectRe.MatchString(t):
 			for _, part := range splitEnumeration(t) {
 				c.push(part, t, "sentence after one announcing actions to prevent a recurrence, in the same paragraph (no action-items section)", 0.4)
 			}
-		case preventionRe.MatchString(t) && !preventionSkipRe.MatchString(t) && !vague:
+		case ok:
+			promised = true
 			for _, part := range splitEnumeration(t) {
-				c.push(part, t, "sentence promising work outside an action-items section (no such section)", 0.4)
+				c.push(part, t, "sentence promising work outside an action-items section (rule "+id+")", 0.4)
+			}
+		}
+	}
+}
+
+// labelledItems takes the list items labelled as actions ("Actions: …")
+// in any section but the timeline.
+func (c *itemCollector) labelledItems() {
+	for _, s := range c.d.doc.Sections {
+		if s.Kind == casefile.SectionTimeline {
+			continue
+		}
+		for _, it := range s.Items {
+			if t, ok := labelledAction(it); ok {
+				c.push(t, it, "list item labelled as an action, in the section "+quoteOr(s.Heading, "(no heading)"), 0.6)
+			}
+		}
+	}
+}
+
+// promisedItems takes the list items whose first sentence is a promise by
+// the organisation (commitmentRules), in sections that are not the
+// timeline or the impact: a status update's "We are hardening …" rows, a
+// "Remediation" list of what will change.
+func (c *itemCollector) promisedItems() {
+	for _, s := range c.d.doc.Sections {
+		if s.Kind == casefile.SectionTimeline || s.Kind == casefile.SectionImpact || s.Kind == casefile.SectionTitle {
+			continue
+		}
+		for _, it := range s.Items {
+			sents := textSentences(it)
+			if len(sents) == 0 {
+				continue
+			}
+			if id, ok := commitment(sents[0], false); ok {
+				c.push(it, it, "list item promising work (rule "+id+") in the section "+quoteOr(s.Heading, "(no heading)"), 0.5)
 			}
 		}
 	}

@@ -1095,3 +1095,40 @@ func TestDurationsOnALocalClockWhenThePageGivesNoZone(t *testing.T) {
 		t.Errorf("date = %q", d.Case.Date)
 	}
 }
+
+func TestCommitmentsByTenseAndMood(t *testing.T) {
+	tests := []struct {
+		text    string
+		follows bool
+		id      string
+		ok      bool
+	}{
+		{"To prevent a repeat, we will tighten the way we handle changes that touch security.", false, "commitment.future", true},
+		{"From now on we will aim to keep each change as small as we can.", false, "commitment.future", true},
+		{"Over the next few days, after some testing, I will migrate the server onto a larger instance.", false, "commitment.future", true},
+		{"I’m now working out how to make work deep inside our infrastructure safer.", false, "commitment.progressive", true},
+		{"We are hardening the cluster drain process.", false, "commitment.progressive", true},
+		{"Every network change will now follow an incremental rollout plan.", false, "commitment.will-now", true},
+		{"Automated tests for this area will get more attention.", true, "commitment.passive-future", true},
+		{"Automated tests for this area will get more attention.", false, "", false},
+		{"Our rollback procedure needs some more work too.", true, "commitment.need", true},
+		{"This post sets out what happened, why, and what we are doing about it.", false, "commitment.meta", false},
+		{"We will post again once the issue is fully resolved.", false, "commitment.meta", false},
+		{"We are continuing to monitor the results.", false, "commitment.status", false},
+		{"We are sorry for any trouble this caused.", false, "commitment.status", false},
+		{"The bug crept in while we were refactoring a cache we are currently building.", false, "", false},
+		{"We rolled the deployment back at 13:16.", false, "", false},
+	}
+	for _, tt := range tests {
+		id, ok := commitment(tt.text, tt.follows)
+		if id != tt.id || ok != tt.ok {
+			t.Errorf("commitment(%q, %v) = %q, %v; want %q, %v", tt.text, tt.follows, id, ok, tt.id, tt.ok)
+		}
+	}
+	if got := splitNumbered("it taught us two things: 1) we will change our code, and 2) we will partition requests"); len(got) != 2 || got[0] != "we will change our code" || got[1] != "we will partition requests" {
+		t.Errorf("splitNumbered = %q", got)
+	}
+	if got, ok := labelledAction("Actions: Every network change will follow a rollout plan."); !ok || got != "Every network change will follow a rollout plan." {
+		t.Errorf("labelledAction = %q, %v", got, ok)
+	}
+}
