@@ -84,6 +84,7 @@ func Draft(doc casefile.Document) (casefile.Draft, error) {
 		return casefile.Draft{}, fmt.Errorf("draft: %w", err)
 	}
 	d := &drafter{doc: doc, v: DefaultVocabulary(), ko: strings.EqualFold(doc.Language, "ko"), url: canonical}
+	d.otherLanguage = doc.Language != "" && !strings.EqualFold(doc.Language, "en") && !d.ko
 	c := casefile.Case{
 		DateKind:     "incident",
 		Severity:     "unknown",
@@ -154,8 +155,10 @@ type drafter struct {
 	doc casefile.Document
 	v   *Vocabulary
 	ko  bool
-	url string
-	ev  []casefile.Evidence
+	// otherLanguage: the page is in neither English nor Korean.
+	otherLanguage bool
+	url           string
+	ev            []casefile.Evidence
 	// sents are the document's sentences, made once (see sentences).
 	sents []classSentence
 }
@@ -173,7 +176,14 @@ func (d *drafter) add(field, value, source, rule string, conf float64) {
 }
 
 // text puts s on the document's language side.
+//
+// The case holds English and Korean texts only: a page in another
+// language (Japanese) leaves both null for the reviewer to write, and its
+// own words stay in the evidence.
 func (d *drafter) text(s string) casefile.Text {
+	if d.otherLanguage {
+		return casefile.Text{}
+	}
 	if d.ko {
 		return casefile.Text{KO: s}
 	}

@@ -142,6 +142,14 @@ var mirrorSiteNames = map[string]bool{
 	"ghost": true, "notion": true,
 }
 
+// codeHosts are code forges whose first path segment is the account that
+// owns a repository (and its issues).
+var codeHosts = []string{"github.com", "gitlab.com", "codeberg.org", "bitbucket.org", "sr.ht", "git.sr.ht"}
+
+// accountSuffixes are trailing words of an account name that are not the
+// organisation's name ("2i2c-org" → "2i2c").
+var accountSuffixes = map[string]bool{"org": true, "inc": true, "hq": true, "team": true, "oss": true, "opensource": true}
+
 // blogPlatforms give each author a subdomain (name.tistory.com): the
 // subdomain names the owner.
 var blogPlatforms = []string{
@@ -335,6 +343,11 @@ func PageOwner(pageURL, siteName string) Owner {
 // Broken Crate Downloads", "docs.rs outage postmortem").
 var titleServiceRe = regexp.MustCompile(`^([a-zA-Z0-9][a-zA-Z0-9-]*\.(?:[a-z]{2,12}))\s+(?i:(?:incident|outage|downtime|service)\b.*|post-?mortem\b.*)$`)
 
+// titleAffectedRe: a title that names the service an outage affected by
+// its domain, later in the title ("Network Outage Affecting
+// OpenStreetMap.org - 15 December 2024").
+var titleAffectedRe = regexp.MustCompile(`(?i:\b(?:outage|incident|downtime|disruption)\b[^:|]{0,40}\b(?:affecting|of|on|at|for|hitting)\s+)([a-zA-Z0-9][a-zA-Z0-9-]*\.(?:org|com|net|io|dev|rs|app))\b`)
+
 // TitleService returns the service a title names by its domain as the
 // organisation, when it is not the site's owner: a project's blog (the
 // Rust blog) that reports an incident of one of its services (crates.io).
@@ -342,9 +355,17 @@ var titleServiceRe = regexp.MustCompile(`^([a-zA-Z0-9][a-zA-Z0-9-]*\.(?:[a-z]{2,
 func TitleService(title string, owner Owner) Owner {
 	m := titleServiceRe.FindStringSubmatch(strings.TrimSpace(title))
 	if m == nil {
+		m = titleAffectedRe.FindStringSubmatch(title)
+	}
+	if m == nil || owner.Confidence >= 0.95 {
 		return owner
 	}
 	name := m[1]
+	if label, _, _ := strings.Cut(name, "."); strings.ToLower(label) != label && len(label) > 2 {
+		// A brand written with its domain ("OpenStreetMap.org") is the
+		// brand; a service known by its domain keeps it ("crates.io").
+		name = label
+	}
 	slug := OrgSlug(name)
 	if slug == "" || slug == owner.Slug || strings.HasPrefix(slug, owner.Slug+"-") {
 		return owner
@@ -363,6 +384,22 @@ func platformAuthor(host, path string) (string, string) {
 			if label != "www" {
 				if name := nameFromLabel(label); name != "" {
 					return name, "the author's subdomain " + label + " on the blog platform " + p
+				}
+			}
+		}
+	}
+	for _, h := range codeHosts {
+		if host == h {
+			// github.com/2i2c-org/infrastructure/issues/766: the account
+			// that owns the repository.
+			seg, _, _ := strings.Cut(strings.TrimPrefix(path, "/"), "/")
+			words := strings.FieldsFunc(seg, func(r rune) bool { return r == '-' || r == '_' })
+			for len(words) > 1 && accountSuffixes[strings.ToLower(words[len(words)-1])] {
+				words = words[:len(words)-1]
+			}
+			if seg != "" && len(words) > 0 {
+				if name := nameFromLabel(strings.Join(words, "-")); name != "" {
+					return name, "the account " + seg + " that owns the repository on " + host
 				}
 			}
 		}

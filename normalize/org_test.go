@@ -90,6 +90,8 @@ func TestPageOwner(t *testing.T) {
 		{"a Substack newsletter is named by its company", "https://plumline.substack.com/p/what-broke-on-tuesday", "Plumline Dispatch", "Plumline", "plumline"},
 		{"a Medium publication without a site name is named by its path", "https://medium.com/ledgerly-engineering/delayed-notifications-1a2b3c", "Medium", "Ledgerly", "ledgerly"},
 		{"a Korean site name leaves the domain to name the owner", "http://tech.moamarket.co.kr/blog/view.php?no=48", "모아마켓 기술블로그", "Moamarket", "moamarket"},
+		{"a GitHub issue is owned by the repository's account", "https://github.com/2i2c-org/infrastructure/issues/766", "GitHub", "2i2c", "2i2c"},
+		{"a GitLab issue likewise", "https://gitlab.com/acme-inc/platform/-/issues/12", "", "Acme", "acme"},
 		{"a YouTube talk has no owner from its host", "https://www.youtube.com/watch?v=OUYTNywPk-s", "YouTube", "unknown", "unknown"},
 	}
 	for _, tt := range tests {
@@ -168,6 +170,8 @@ func TestTitleService(t *testing.T) {
 		{"an outage title", "docs.rs outage postmortem", rust, "docs.rs"},
 		{"the site's own domain stays the owner", "fly.io incident report for March", fly, "Fly"},
 		{"a title that names no service by its domain", "Postmortem: crates.io downloads failed", rust, "Rustlang"},
+		{"a brand the outage affected, written with its domain", "Post-Mortem: Network Outage Affecting OpenStreetMap.org - 15 December 2024", Owner{Name: "OSMF Operations Working Group", Slug: "osmf-operations-working-group", Confidence: 0.8}, "OpenStreetMap"},
+		{"a known host is not overruled by its title", "Outage of example.com payments", Owner{Name: "Stripe", Slug: "stripe", Confidence: 0.95}, "Stripe"},
 		{"a domain that opens a title about something else", "example.com is our new home", rust, "Rustlang"},
 	}
 	for _, tt := range tests {
