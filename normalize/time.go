@@ -121,13 +121,27 @@ func ParseTime(s string, ctx TimeContext) (Stamp, bool) {
 // the Korean ones the parser reads: 2017年11月15日 17時28分 reads as
 // 2017년11월15일 17시28분. Each pair has the same length in UTF-8, so byte
 // offsets into the mapped text hold for the original.
-var cjkUnit = strings.NewReplacer("年", "년", "月", "월", "日", "일", "時", "시", "分", "분", "秒", "초", "間", "간", "午前", "오전", "午後", "오후",
-	"～", "–", "〜", "–") // a wave dash joins a range, as an en dash does
+var cjkUnit = strings.NewReplacer(append(weekdayBlanks(), "年", "년", "月", "월", "日", "일", "時", "시", "分", "분", "秒", "초", "間", "간", "午前", "오전", "午後", "오후",
+	"～", "–", "〜", "–", // a wave dash joins a range, as an en dash does
+	"頃", "   ")...) // "about" after a clock (10:00頃～0:08) does not break a range
+
+// weekdayBlanks maps a weekday in parentheses after a Japanese date
+// ("2026年3月18日(水) 10:00") to spaces of the same length, so that the date
+// and the clock read as one stamp.
+func weekdayBlanks() []string {
+	var pairs []string
+	for _, d := range []string{"月", "火", "水", "木", "金", "土", "日"} {
+		for _, w := range []string{"(" + d + ")", "（" + d + "）"} {
+			pairs = append(pairs, w, strings.Repeat(" ", len(w)))
+		}
+	}
+	return pairs
+}
 
 // cjkUnits returns text with cjkUnit applied, or text itself when it has
 // none of the units (the common case costs one scan).
 func cjkUnits(text string) string {
-	if !strings.ContainsAny(text, "年月日時分秒間午～〜") {
+	if !strings.ContainsAny(text, "年月日時分秒間午～〜頃") { // a weekday has 日 or a date before it
 		return text
 	}
 	return cjkUnit.Replace(text)

@@ -344,6 +344,17 @@ func TestTimelineRuleIDs(t *testing.T) {
 			want: ids{RuleStartRange, RuleDetectedEvent, RuleResolvedRangeEnd, RuleResolvedAfterComputed},
 		},
 		{
+			name: "a delay that cleared (解消) ends the incident",
+			events: func(t *testing.T) []casefile.Event {
+				return []casefile.Event{
+					ev(t, "2026-03-18T03:30:00Z", "12:30", "メール遅延による影響は12:30頃から発生しました。", sum),
+					ev(t, "2026-03-18T13:00:00Z", "22:00", "22:00 プロセスを再起動しました。", tl),
+					ev(t, "2026-03-18T15:08:00Z", "00:08", "00:08 SMTPログへの書き込みの遅れが解消", tl),
+				}
+			},
+			want: ids{RuleStartImpact, RuleDetectedNone, RuleResolvedEvent, RuleResolvedAfterComputed},
+		},
+		{
 			name: "engineers who saw the fault detected it",
 			events: func(t *testing.T) []casefile.Event {
 				return []casefile.Event{
