@@ -152,9 +152,10 @@ func Draft(doc casefile.Document) (casefile.Draft, error) {
 
 // drafter carries the document and the evidence gathered so far.
 type drafter struct {
-	doc casefile.Document
-	v   *Vocabulary
-	ko  bool
+	doc  casefile.Document
+	v    *Vocabulary
+	ko   bool
+	host string // the page's host, set by docs
 	// otherLanguage: the page is in neither English nor Korean.
 	otherLanguage bool
 	url           string
@@ -1007,9 +1008,13 @@ func joinerBefore(text, part string) string {
 var (
 	docCodeRe    = MustPattern(`^/[^/]+/[^/]+/(?:-/)?(?:issues|pull|pulls|merge_requests|commit|commits|releases/tag|security/advisories|compare)/[^/]+`)
 	docCodeHosts = []string{"github.com", "gitlab.com", "bitbucket.org", "codeberg.org"}
-	docBugRe     = MustPattern(`(?i)^(?:bugs?|bugzilla|issues|issuetracker|jira|tracker)\.|^(?:bugs\.chromium\.org|issuetracker\.google\.com|launchpad\.net|bugs\.launchpad\.net|code\.google\.com|bugzilla\.\S+)$`)
-	docBugPathRe = MustPattern(`(?i)/(?:browse/[A-Z][A-Z0-9]+-\d+|show_bug\.cgi|issues?/\d+|bugs?/\d+|\+bug/\d+)`)
-	docDocsRe    = MustPattern(`(?i)^(?:docs?|developers?|developer-docs|learn|support|help|kb|manual|c?wiki)\.|\.readthedocs\.io$`)
+	// A status page's record of an incident: the organisation's own (on
+	// its status host) or a provider's.
+	docStatusHostRe = MustPattern(`(?i)^status\.|status\.(?:com|io|net|org)$|\.statuspage\.io$|\.status\.io$|\.incident\.io$`)
+	docStatusPathRe = MustPattern(`(?i)^/(?:incidents?|pages/incident|pages/history)/[A-Za-z0-9]`)
+	docBugRe        = MustPattern(`(?i)^(?:bugs?|bugzilla|issues|issuetracker|jira|tracker)\.|^(?:bugs\.chromium\.org|issuetracker\.google\.com|launchpad\.net|bugs\.launchpad\.net|code\.google\.com|bugzilla\.\S+)$`)
+	docBugPathRe    = MustPattern(`(?i)/(?:browse/[A-Z][A-Z0-9]+-\d+|show_bug\.cgi|issues?/\d+|bugs?/\d+|\+bug/\d+)`)
+	docDocsRe       = MustPattern(`(?i)^(?:docs?|developers?|developer-docs|learn|support|help|kb|manual|c?wiki)\.|\.readthedocs\.io$`)
 	// docDocsPath: documentation by its path: a docs root, a guide or
 	// task page ("/tasks/", "/guides/"), or a page under a version
 	// ("/2/…", "/v1.28/…", "/latest/…"; a four-digit year is a blog's).
@@ -1027,6 +1032,8 @@ func docKind(host, path string) string {
 		return ""
 	case docBugRe.MatchString(host) || docBugPathRe.MatchString(path):
 		return "bug tracker"
+	case docStatusHostRe.MatchString(host) && docStatusPathRe.MatchString(path):
+		return "status page incident"
 	case hostListMatch(host, path, docRFCHosts):
 		return "standard or advisory"
 	case docDocsRe.MatchString(host) || docDocsPath.MatchString(path):
@@ -1046,6 +1053,7 @@ func (d *drafter) docs() []string {
 	own := ""
 	if u, err := url.Parse(d.url); err == nil {
 		own = registrableDomain(u.Hostname())
+		d.host = u.Hostname()
 	}
 	for _, link := range d.doc.Links {
 		canon, _, err := CanonicalURL(link)
@@ -1057,10 +1065,12 @@ func (d *drafter) docs() []string {
 			continue
 		}
 		host := u.Hostname()
-		if registrableDomain(host) == own {
+		kind := docKind(host, u.Path)
+		if registrableDomain(host) == own && (kind != "status page incident" || host == d.host) {
+			// The page's own site, except its status page's record of
+			// the incident.
 			continue
 		}
-		kind := docKind(host, u.Path)
 		if kind == "" {
 			continue
 		}
@@ -1195,12 +1205,12 @@ var (
 	// ("since 14:05", "starting at about 03:45").
 	tlLeadStartRe = MustPattern(`(?i)\b(?:since|from|beginning(?: at| on)?|starting(?: at| on)?|began(?: at| on)?|started(?: at| on)?|begins(?: at)?|starts(?: at)?)\s+(?:about|around|approximately|roughly)?\s*$`)
 	// tlResolveRe: full recovery.
-	tlResolveRe = MustPattern(`(?i)\bresolved\b|\brecovered\b|\bfull(?:y)?\s+(?:recover\w*|restor\w*|resolv\w*|mitigat\w*|back|operational|functional|available)|\brestored\b|\bback to normal\b|\bback (?:at|to) (?:their |its |the )?(?:normal|expected|usual|pre-incident|baseline)|\breturn(?:s|ed)? to (?:normal|expected|usual)|\bnormal (?:operations?|service|levels?)\b|\b(?:impact|incident|outage|disruption|errors?)\s+(?:ended|ends|stopped|subsided|was over|is over)|\bended at\b|\buntil\b|\bno longer (?:seeing|affected|impacted|experiencing)|\brecovery (?:was |is )?complete|\bcompleted (?:its |the |their )?recovery|\bwork(?:ed|ing|s)? (?:again|normally|straight away|as expected)\b|\b(?:flowing|flowed|running|responding|serving|online|available|reachable|up) again\b|\b(?:could|can) (?:\w+ ){0,2}(?:again|normally)\b|\b(?:was|were|is|are) (?:fully |all )?back\b(?: (?:up|online|at|by|in service))?|\b(?:everything|all (?:services|systems|equipment)) (?:is|was|were) (?:running|working|up)\b|\bfully processed\b|회복|복구(?:됐|되었|했)|해결(?:됐|되었)|정상(?:으로|화)|돌아왔|끝났|까지 이어|되살렸|復旧(?:しました|いたしました|完了|済)|回復しました|解消(?:しました|いたしました|済)|が解消$`)
+	tlResolveRe = MustPattern(`(?i)\bresolved\b|\brecovered\b|\brecovery (?:is )?complete(?:d)?\b|\b(?:working|operating|running|functioning) (?:normally|as (?:normal|expected|usual))(?: again)?\b|\bfull(?:y)?\s+(?:recover\w*|restor\w*|resolv\w*|mitigat\w*|back|operational|functional|available)|\brestored\b|\bback to normal\b|\bback (?:at|to) (?:their |its |the )?(?:normal|expected|usual|pre-incident|baseline)|\breturn(?:s|ed)? to (?:normal|expected|usual)|\bnormal (?:operations?|service|levels?)\b|\b(?:impact|incident|outage|disruption|errors?)\s+(?:ended|ends|stopped|subsided|was over|is over)|\bended at\b|\buntil\b|\bno longer (?:seeing|affected|impacted|experiencing)|\brecovery (?:was |is )?complete|\bcompleted (?:its |the |their )?recovery|\bwork(?:ed|ing|s)? (?:again|normally|straight away|as expected)\b|\b(?:flowing|flowed|running|responding|serving|online|available|reachable|up) again\b|\b(?:could|can) (?:\w+ ){0,2}(?:again|normally)\b|\b(?:was|were|is|are) (?:fully |all )?back\b(?: (?:up|online|at|by|in service))?|\b(?:everything|all (?:services|systems|equipment)) (?:is|was|were) (?:running|working|up)\b|\bfully processed\b|회복|복구(?:됐|되었|했)|해결(?:됐|되었)|정상(?:으로|화)|돌아왔|끝났|까지 이어|되살렸|復旧(?:しました|いたしました|完了|済)|回復しました|解消(?:しました|いたしました|済)|が解消$`)
 	// tlDiagnosisRe: the team is already working on the incident.
 	tlDiagnosisRe = MustPattern(`(?i)\btraced\b|\bidentified (?:the|a) (?:cause|problem|issue)|\bfound the cause\b|\bmitigat\w+|\bworkaround\b|\broll(?:ed|ing)? (?:it |the \w+ )?back\b|\bfail(?:ed)? over\b|원인을 찾|완화`)
 	// tlPartialRe: mitigation short of recovery.
 	tlPartialRe = MustPattern(`(?i)\bpartial(?:ly)?\b|\bsome\b|\bmost\b|\bmany\b|\bmajority\b|\b(?:began|beginning|start(?:ed|ing)?) to\b|\brecovering\b|\bimprov\w+|\bexcept\b|\bstill\b|\bcontinu\w+|\bmonitoring\b|\bworkaround\b|\bmitigation\b|\bsigns of\b|\bfirst (?:regions?|zones?)|\bwill be\b|\bexpect\w*|일부|대부분|부분|아직|완화`)
-	tlFullRe    = MustPattern(`(?i)\bfully\b|\bcompletely\b|\ball (?:regions|zones|services|customers|traffic|users)\b|\bremaining\b|완전히|모두`)
+	tlFullRe    = MustPattern(`(?i)\bfully\b|\bcompletely\b|\brecovery (?:is )?complete(?:d)?\b|\b(?:working|operating|running|functioning) (?:normally|as (?:normal|expected|usual))(?: again)?\b|\ball (?:regions|zones|services|customers|traffic|users)\b|\bremaining\b|완전히|모두`)
 	tlExceptRe  = MustPattern(`(?i)\bexcept\b|\bstill\b|\bwill be\b|빼고|제외|아직`)
 	// tlPostRe: the clause is about a notice being posted.
 	tlPostRe = MustPattern(`(?i)\bstatus ?page\b|\b(?:resolved|closing|final|first|last|all-clear) (?:post|update|notice|message)\b|\bpost (?:in|on|to) (?:this|the|our) (?:thread|topic|forum)\b|\bposted\b|\bmarked (?:as |the incident )?resolved|\bupdated (?:the |our )?status|\bbanner\b|\bnotice\b|\bannounce\w*|\btweet\w*|상태 페이지|공지|올라갔|올렸`)

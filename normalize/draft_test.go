@@ -1118,6 +1118,9 @@ func TestCommitmentsByTenseAndMood(t *testing.T) {
 		{"We are sorry for any trouble this caused.", false, "commitment.status", false},
 		{"The bug crept in while we were refactoring a cache we are currently building.", false, "", false},
 		{"We rolled the deployment back at 13:16.", false, "", false},
+		{"We updated our documentation right away so that it cannot be missed again.", false, "commitment.done-to-prevent", true},
+		{"We have also added more alert notifications around deploys, so we hear about failures sooner next time.", false, "commitment.done-to-prevent", true},
+		{"We restarted the database and the service came back.", false, "", false},
 	}
 	for _, tt := range tests {
 		id, ok := commitment(tt.text, tt.follows)
