@@ -58,6 +58,9 @@ type reading struct {
 	platform casefile.Platform
 	title    string
 	siteName string
+	// siteGuessed: siteName is go-trafilatura's guess from the title, not
+	// a name the page declares.
+	siteGuessed bool
 	blocks   []block
 	links    []string
 	// published is the reader's own publication time; publishedSet says the
@@ -204,8 +207,10 @@ func assemble(pg *page, r reading) casefile.Document {
 	if h := strings.TrimPrefix(d.Host, "www."); strings.EqualFold(strings.TrimPrefix(d.SiteName, "www."), h) {
 		d.SiteName = "" // a host name is not a name the page gives itself
 	}
-	if d.SiteName == "" {
-		d.SiteName = titleSiteName(docTitle(pg.ix), d.URL)
+	if d.SiteName == "" || r.siteGuessed {
+		if ts := titleSiteName(docTitle(pg.ix), d.URL); ts != "" || d.SiteName == "" {
+			d.SiteName = ts
+		}
 	}
 	d.Title = r.title
 	if d.Title == "" {
@@ -528,6 +533,10 @@ func documentURL(raw string, links []*html.Node, honourCanonical bool) string {
 // reTitleSep cuts a page title into its parts ("Post | Site").
 var reTitleSep = regexp.MustCompile(`\s+[|·•–—-]\s+|\s*[|·•]\s*`)
 
+// portalNameRe is a title part that names a help centre, status page or
+// forum ("iVision Mobile Support", "Acme Help Center"): a site name.
+var portalNameRe = regexp.MustCompile(`(?i)\b(?:support|help ?cent(?:er|re)|help ?desk|knowledge ?base|status|community|forums?)$`)
+
 // titleSiteName returns the site part of a page title ("… | Corvid Mail")
 // when it writes the name of the page's domain (corvidmail.org), so that
 // the owner keeps the spelling the site gives itself; else "".
@@ -551,9 +560,19 @@ func titleSiteName(title, pageURL string) string {
 	}
 	for _, p := range parts[1:] {
 		p = strings.TrimSpace(p)
-		if p != "" && squash(p) == squash(domain.Name) {
-			return p
+		if p != "" && (squash(p) == squash(domain.Name) || squash(p) == squash(domain.Source)) {
+			return p // "Corvid Mail", or "Beancount.io" for beancount.io
 		}
+	}
+	// A help desk on a host that names neither the organisation nor the
+	// product ("Incident 11/15 : iVision Mobile Support" on
+	// mobilesecuregateway.com) closes its titles with its own name.
+	last := strings.TrimSpace(parts[len(parts)-1])
+	if i := strings.LastIndex(last, ": "); i >= 0 {
+		last = strings.TrimSpace(last[i+2:]) // "Drop & Go 11/15/2022: iVision Mobile Support"
+	}
+	if portalNameRe.MatchString(last) && normalize.CleanSiteName(last) != "" {
+		return last
 	}
 	return ""
 }

@@ -610,6 +610,8 @@ func TestTitleSiteNameKeepsTheSpellingOfTheDomainsName(t *testing.T) {
 		{"a site part that names something else is not", "Outage on May 3 | Acme Engineering", "https://corvidmail.org/outage", ""},
 		{"a title without a site part names no site", "Incident review: attachments unavailable", "https://corvidmail.org/posts/attachments/", ""},
 		{"a mirror host never names the site", "The night the DNS broke | Velyn", "https://medium.com/velyn/the-night-1234", ""},
+		{"a site part that writes the whole domain is the site name", "Incident postmortem 2021-08-03 | Beancount.io", "https://beancount.io/incident-2021-08-03", "Beancount.io"},
+		{"a help desk's name closes its titles", "System Incident - Drop & Go 11/15/2022: iVision Mobile Support", "https://usertickets.mobilesecuregateway.com/support/solutions/articles/4700", "iVision Mobile Support"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -71,7 +71,7 @@ func readGeneric(pg *page, platform casefile.Platform) (reading, error) {
 	w.flush()
 	r.blocks, r.links = dropTail(w.blocks), w.links
 	if name := siteName(pg.meta, pg.publisher); name != "" {
-		r.siteName = name
+		r.siteName, r.siteGuessed = name, false
 	}
 	r.listPage = listOfPosts(pg)
 	switch platform {
@@ -103,7 +103,7 @@ func trafilaturaRoot(pg *page, r *reading) *html.Node {
 	if err == nil && res.ContentNode != nil {
 		root = res.ContentNode
 		r.title = res.Metadata.Title
-		r.siteName = res.Metadata.Sitename
+		r.siteName, r.siteGuessed = res.Metadata.Sitename, res.Metadata.Sitename != ""
 	}
 	if root != nil && hasStructure(root) && (hasListItem(root) || contentListItems(pg.doc) < 3) {
 		return root
@@ -113,6 +113,7 @@ func trafilaturaRoot(pg *page, r *reading) *html.Node {
 		root = res2.ContentNode
 		if r.title == "" {
 			r.title, r.siteName = res2.Metadata.Title, res2.Metadata.Sitename
+			r.siteGuessed = r.siteName != ""
 		}
 	}
 	return root

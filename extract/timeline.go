@@ -540,6 +540,11 @@ func sentenceAt(text string, spans [][2]int, start, end int) string {
 				// PST."): what happened is the sentence after it.
 				to = spans[j+1][1]
 			}
+			if i > 0 && normalize.DatesThePreviousSentence(text[from:start], text[min(end, to):to]) {
+				// "… and the service recovered. This was at 10:20 UTC.":
+				// what happened is the sentence before it.
+				from = spans[i-1][0]
+			}
 		case spans[len(spans)-1][1] >= len(text):
 			to = spans[len(spans)-1][1]
 		}

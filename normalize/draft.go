@@ -1205,7 +1205,7 @@ var (
 	// ("since 14:05", "starting at about 03:45").
 	tlLeadStartRe = MustPattern(`(?i)\b(?:since|from|beginning(?: at| on)?|starting(?: at| on)?|began(?: at| on)?|started(?: at| on)?|begins(?: at)?|starts(?: at)?)\s+(?:about|around|approximately|roughly)?\s*$`)
 	// tlResolveRe: full recovery.
-	tlResolveRe = MustPattern(`(?i)\bresolved\b|\brecovered\b|\brecovery (?:is )?complete(?:d)?\b|\b(?:working|operating|running|functioning) (?:normally|as (?:normal|expected|usual))(?: again)?\b|\bfull(?:y)?\s+(?:recover\w*|restor\w*|resolv\w*|mitigat\w*|back|operational|functional|available)|\brestored\b|\bback to normal\b|\bback (?:at|to) (?:their |its |the )?(?:normal|expected|usual|pre-incident|baseline)|\breturn(?:s|ed)? to (?:normal|expected|usual)|\bnormal (?:operations?|service|levels?)\b|\b(?:impact|incident|outage|disruption|errors?)\s+(?:ended|ends|stopped|subsided|was over|is over)|\bended at\b|\buntil\b|\bno longer (?:seeing|affected|impacted|experiencing)|\brecovery (?:was |is )?complete|\bcompleted (?:its |the |their )?recovery|\bwork(?:ed|ing|s)? (?:again|normally|straight away|as expected)\b|\b(?:flowing|flowed|running|responding|serving|online|available|reachable|up) again\b|\b(?:could|can) (?:\w+ ){0,2}(?:again|normally)\b|\b(?:was|were|is|are) (?:fully |all )?back\b(?: (?:up|online|at|by|in service))?|\b(?:everything|all (?:services|systems|equipment)) (?:is|was|were) (?:running|working|up)\b|\bfully processed\b|회복|복구(?:됐|되었|했)|해결(?:됐|되었)|정상(?:으로|화)|돌아왔|끝났|까지 이어|되살렸|復旧(?:しました|いたしました|完了|済)|回復しました|解消(?:しました|いたしました|済)|が解消$`)
+	tlResolveRe = MustPattern(`(?i)\bresolved\b|\brecovered\b|\b(?:was|were|is) (?:all )?over\b|\bcame to an end\b|\brecovery (?:is )?complete(?:d)?\b|\b(?:working|operating|running|functioning) (?:normally|as (?:normal|expected|usual))(?: again)?\b|\bfull(?:y)?\s+(?:recover\w*|restor\w*|resolv\w*|mitigat\w*|back|operational|functional|available)|\brestored\b|\bback to normal\b|\bback (?:at|to) (?:their |its |the )?(?:normal|expected|usual|pre-incident|baseline)|\breturn(?:s|ed)? to (?:normal|expected|usual)|\bnormal (?:operations?|service|levels?)\b|\b(?:impact|incident|outage|disruption|errors?)\s+(?:ended|ends|stopped|subsided|was over|is over)|\bended at\b|\buntil\b|\bno longer (?:seeing|affected|impacted|experiencing)|\brecovery (?:was |is )?complete|\bcompleted (?:its |the |their )?recovery|\bwork(?:ed|ing|s)? (?:again|normally|straight away|as expected)\b|\b(?:flowing|flowed|running|responding|serving|online|available|reachable|up) again\b|\b(?:could|can) (?:\w+ ){0,2}(?:again|normally)\b|\b(?:was|were|is|are) (?:fully |all )?back\b(?: (?:up|online|at|by|in service))?|\b(?:everything|all (?:services|systems|equipment)) (?:is|was|were) (?:running|working|up)\b|\bfully processed\b|회복|복구(?:됐|되었|했)|해결(?:됐|되었)|정상(?:으로|화)|돌아왔|끝났|까지 이어|되살렸|復旧(?:しました|いたしました|完了|済)|回復しました|解消(?:しました|いたしました|済)|が解消$`)
 	// tlDiagnosisRe: the team is already working on the incident.
 	tlDiagnosisRe = MustPattern(`(?i)\btraced\b|\bidentified (?:the|a) (?:cause|problem|issue)|\bfound the cause\b|\bmitigat\w+|\bworkaround\b|\broll(?:ed|ing)? (?:it |the \w+ )?back\b|\bfail(?:ed)? over\b|원인을 찾|완화`)
 	// tlPartialRe: mitigation short of recovery.
@@ -1358,6 +1358,9 @@ func prepareEvents(events []casefile.Event) []tlEvent {
 			// before the next one.
 			sl, sr := sentenceOf(p.start)
 			sr = max(sr, p.end)
+			if sl > 0 && DatesThePreviousSentence(clamp(text, sl, p.start), clamp(text, p.end, sr)) {
+				sl, _ = sentenceOf(sl - 1)
+			}
 			left, right := sl, sr
 			hasPrev := j > 0 && found[j-1].end > sl
 			hasNext := j+1 < len(found) && found[j+1].start < sr

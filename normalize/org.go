@@ -255,14 +255,16 @@ func CleanSiteName(s string) string {
 // domainNameRe is a site name written as a domain ("acme.tech").
 var domainNameRe = regexp.MustCompile(`^(?i:[a-z0-9-]+\.)+[a-z]{2,12}$`)
 
-// brandOf turns a site name written as a domain into the brand ("acme.tech"
-// → "Acme") and a social handle into the name ("@acme" → "acme"); other
+// brandOf turns a site name written as a lower-case domain into the brand
+// ("acme.tech" → "Acme"; "Fly.io" stays) and a social handle into the name ("@acme" → "acme"); other
 // names stay.
 func brandOf(name string) string {
 	if h := strings.TrimPrefix(name, "@"); h != name && h != "" && !strings.ContainsAny(h, " @") {
 		return h
 	}
-	if domainNameRe.MatchString(name) {
+	if domainNameRe.MatchString(name) && !unicode.IsUpper([]rune(name)[0]) {
+		// "acme.tech" is the domain of Acme; "Beancount.io", capitalised,
+		// is the brand as the organisation writes it.
 		if b := nameFromDomain(strings.ToLower(name)); b != "" {
 			return b
 		}

@@ -1,6 +1,7 @@
 package normalize
 
 import (
+	"regexp"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -133,4 +134,15 @@ func abbreviationBefore(text, next string) bool {
 	}
 	// dotted initials ("U.S", "a.m")
 	return strings.Contains(w, ".") && len(w) <= 5
+}
+
+// anaphoricLeadRe is the start of a sentence that only dates the one before
+// it ("This was at 10:20 UTC.", "That happened around 14:05.").
+var anaphoricLeadRe = regexp.MustCompile(`(?i)^\s*(?:this|that|it)\s+(?:was|happened|occurred|took place|came)\s+(?:at|around|about|by|on|just after|shortly after|approximately)?\s*(?:about|around|approximately)?\s*$`)
+
+// DatesThePreviousSentence reports whether a sentence made of lead, a time
+// stamp and tail only dates the sentence before it ("… and the service
+// recovered. This was at 10:20 UTC."): what happened then is told there.
+func DatesThePreviousSentence(lead, tail string) bool {
+	return anaphoricLeadRe.MatchString(lead) && strings.IndexFunc(tail, unicode.IsLetter) < 0
 }

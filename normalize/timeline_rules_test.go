@@ -355,6 +355,26 @@ func TestTimelineRuleIDs(t *testing.T) {
 			want: ids{RuleStartImpact, RuleDetectedNone, RuleResolvedEvent, RuleResolvedAfterComputed},
 		},
 		{
+			name: "a sentence that only dates the one before it carries that sentence's recovery",
+			events: func(t *testing.T) []casefile.Event {
+				return []casefile.Event{
+					ev(t, "2023-09-05T09:45:00Z", "09:45 UTC", "At 09:45 UTC a migration locked a busy table and requests failed.", sum),
+					ev(t, "2023-09-05T10:20:00Z", "10:20 UTC", "When the restart finished, connections came back and the service recovered. This was at 10:20 UTC.", sum),
+				}
+			},
+			want: ids{RuleStartImpact, RuleDetectedNone, RuleResolvedEvent, RuleResolvedAfterComputed},
+		},
+		{
+			name: "an outage that was over ends there",
+			events: func(t *testing.T) []casefile.Event {
+				return []casefile.Event{
+					ev(t, "2020-03-02T06:29:00Z", "4:29PM AEST", "The outage began at 4:29PM AEST and was over at 7:27PM AEST.", sum),
+					ev(t, "2020-03-02T09:27:00Z", "7:27PM AEST", "The outage began at 4:29PM AEST and was over at 7:27PM AEST.", sum),
+				}
+			},
+			want: ids{RuleStartExplicit, RuleDetectedNone, RuleResolvedEvent, RuleResolvedAfterComputed},
+		},
+		{
 			name: "engineers who saw the fault detected it",
 			events: func(t *testing.T) []casefile.Event {
 				return []casefile.Event{
