@@ -679,3 +679,36 @@ func TestHeadingsWithEmptyPermalinkAnchorsOpenTheirSections(t *testing.T) {
 		}
 	}
 }
+
+func TestEventDaysCountsRunsOfDays(t *testing.T) {
+	at := func(s string) time.Time {
+		v, err := time.Parse(time.RFC3339, s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+	ranged := func(from, to string) casefile.Event {
+		end := at(to)
+		return casefile.Event{At: at(from), End: &end}
+	}
+	tests := []struct {
+		name   string
+		events []casefile.Event
+		runs   int
+	}{
+		{"one incident over three days and its report a week later", []casefile.Event{
+			ranged("2020-09-10T02:20:00Z", "2020-09-14T04:00:00Z"),
+			{At: at("2020-09-10T05:00:00Z")}, {At: at("2020-09-11T03:10:00Z")}, {At: at("2020-09-14T00:20:00Z")},
+			{At: at("2020-09-21T02:53:00Z")},
+		}, 2},
+		{"three incidents weeks apart", []casefile.Event{
+			{At: at("2024-01-03T10:00:00Z")}, {At: at("2024-01-17T10:00:00Z")}, {At: at("2024-02-02T10:00:00Z")},
+		}, 3},
+	}
+	for _, tt := range tests {
+		if _, _, runs := eventDays(tt.events); runs != tt.runs {
+			t.Errorf("%s: %d runs, want %d", tt.name, runs, tt.runs)
+		}
+	}
+}

@@ -1,11 +1,12 @@
 package extract
 
 import (
+	"cmp"
 	"math"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
-	"time"
 	"unicode/utf8"
 
 	casefile "github.com/incidentlib/casefile"
@@ -205,8 +206,8 @@ var verdictRules = []verdictRule{
 		return 0, ""
 	}},
 	{"several-incidents", "", func(v *verdictInput) (float64, string) {
-		if days, span := eventDays(v.events); days >= 3 && span > 7 {
-			return -2, "times on " + strconv.Itoa(days) + " days over " + strconv.Itoa(span) + " days: several incidents"
+		if days, span, runs := eventDays(v.events); days >= 3 && span > 7 && runs >= 3 {
+			return -2, "times on " + strconv.Itoa(days) + " days in " + strconv.Itoa(runs) + " separate runs over " + strconv.Itoa(span) + " days: several incidents"
 		}
 		return 0, ""
 	}},
@@ -356,26 +357,42 @@ func anyLine(text string, keys []string, re *normalize.Pattern) bool {
 	return false
 }
 
-// eventDays counts the distinct UTC days of the events and the days from
-// the first to the last of them. One incident spans a day or two; times
-// spread over weeks belong to several incidents (a digest, a history).
-func eventDays(events []casefile.Event) (days, span int) {
-	seen := map[string]bool{}
-	var first, last time.Time
+// eventDays counts the distinct UTC days of the events, the days from the
+// first to the last of them, and the runs of days they form: days at most
+// two apart, or inside a range an event states ("10 September 11:20 ~ 14
+// September 13:00"), belong to one run. One incident spans a run of days,
+// maybe with a later report date; times in three or more separate runs over
+// weeks belong to several incidents (a digest, a history).
+func eventDays(events []casefile.Event) (days, span, runs int) {
+	seen := map[int64]bool{}
+	var spans [][2]int64
 	for _, e := range events {
 		if e.At.IsZero() {
 			continue
 		}
-		seen[e.At.UTC().Format("2006-01-02")] = true
-		if first.IsZero() || e.At.Before(first) {
-			first = e.At
+		d := e.At.UTC().Unix() / 86400
+		seen[d] = true
+		end := d
+		if e.End != nil && e.End.After(e.At) {
+			end = e.End.UTC().Unix() / 86400
 		}
-		if e.At.After(last) {
-			last = e.At
+		spans = append(spans, [2]int64{d, end})
+	}
+	if len(spans) == 0 {
+		return 0, 0, 0
+	}
+	slices.SortFunc(spans, func(a, b [2]int64) int { return cmp.Compare(a[0], b[0]) })
+	runs = 1
+	first, reach := spans[0][0], spans[0][1]
+	for _, sp := range spans[1:] {
+		if sp[0]-reach > 2 {
+			runs++
 		}
+		reach = max(reach, sp[1])
 	}
-	if len(seen) == 0 {
-		return 0, 0
+	last := int64(0)
+	for d := range seen {
+		last = max(last, d)
 	}
-	return len(seen), int(last.Sub(first).Hours() / 24)
+	return len(seen), int(last - first), runs
 }
