@@ -4,6 +4,7 @@ import (
 	"strings"
 	"time"
 	"unicode"
+	"unicode/utf8"
 )
 
 // TimeContext carries the defaults a time expression without its own date or
@@ -92,6 +93,11 @@ func ScanTimes(text string, ctx TimeContext) []Stamp {
 	}
 	if p.s != text {
 		for k := range out {
+			// A unit moved before its space ("8 시" read as "8시 ") ends
+			// inside the original's rune: the stamp takes the whole rune.
+			for out[k].End < len(text) && !utf8.RuneStart(text[out[k].End]) {
+				out[k].End++
+			}
 			out[k].Text = text[out[k].Start:out[k].End]
 		}
 	}
@@ -113,6 +119,9 @@ func ParseTime(s string, ctx TimeContext) (Stamp, bool) {
 		return Stamp{}, false
 	}
 	st := p.build(x)
+	for st.End < len(s) && !utf8.RuneStart(s[st.End]) {
+		st.End++
+	}
 	st.Text = s[st.Start:st.End]
 	return st, true
 }
@@ -123,7 +132,11 @@ func ParseTime(s string, ctx TimeContext) (Stamp, bool) {
 // offsets into the mapped text hold for the original.
 var cjkUnit = strings.NewReplacer(append(weekdayBlanks(), "年", "년", "月", "월", "日", "일", "時", "시", "分", "분", "秒", "초", "間", "간", "午前", "오전", "午後", "오후",
 	"～", "–", "〜", "–", // a wave dash joins a range, as an en dash does
-	"頃", "   ")...) // "about" after a clock (10:00頃～0:08) does not break a range
+	"頃", "   ", // "about" after a clock (10:00頃～0:08) does not break a range
+	// Korean written with a space before the unit and 경 ("about") after
+	// it: "오후 10 시경" reads as "오후 10시"; "10 시간" stays a duration.
+	" 시간", " 시간", " 분간", " 분간", " 시경", "시    ", " 분경", "분    ", "시경", "시   ", "분경", "분   ",
+	" 시", "시 ", " 분", "분 ")...)
 
 // weekdayBlanks maps a weekday in parentheses after a Japanese date
 // ("2026年3月18日(水) 10:00") to spaces of the same length, so that the date
@@ -141,7 +154,7 @@ func weekdayBlanks() []string {
 // cjkUnits returns text with cjkUnit applied, or text itself when it has
 // none of the units (the common case costs one scan).
 func cjkUnits(text string) string {
-	if !strings.ContainsAny(text, "年月日時分秒間午～〜頃") { // a weekday has 日 or a date before it
+	if !strings.ContainsAny(text, "年月日時分秒間午～〜頃시분") { // a weekday has 日 or a date before it
 		return text
 	}
 	return cjkUnit.Replace(text)
@@ -362,6 +375,11 @@ func (p *stampParser) expr(i int) (tsExpr, bool) {
 			}
 			a, ok := p.point(p.skipApprox(j))
 			if !ok {
+				// "between 3 and 5 PM PST": a bare hour takes the meridiem
+				// of the range's end.
+				if a, b, ok := p.bareHourRange(p.skipApprox(j), kw); ok {
+					return tsExpr{a: a, b: b, isRange: true, start: i, end: b.end}, true
+				}
 				return tsExpr{}, false
 			}
 			if b, ok := p.rangeTail(a, kw); ok {
@@ -380,6 +398,27 @@ func (p *stampParser) expr(i int) (tsExpr, bool) {
 		}
 	}
 	return tsExpr{a: a, start: a.start, end: a.end}, true
+}
+
+// bareHourRange reads a range whose start is a bare hour ("3" in "between
+// 3 and 5 PM PST", "from 9 to 11am"): the end must be a clock with AM/PM,
+// whose meridiem the start takes (the morning when the start's hour is
+// later than the end's: "between 11 and 1 PM").
+func (p *stampParser) bareHourRange(j int, kw string) (tsPoint, tsPoint, bool) {
+	v, n, e := p.digits(j)
+	if n < 1 || n > 2 || v < 1 || v > 12 || tsAlnum(p.at(e)) || p.at(e) == ':' || p.at(e) == '.' {
+		return tsPoint{}, tsPoint{}, false
+	}
+	a := tsPoint{clock: tsClock{h: v}, hasClock: true, start: j, end: e}
+	b, ok := p.rangeTail(a, kw)
+	if !ok || b.hasDate || b.clock.mer == 0 || b.clock.korean {
+		return tsPoint{}, tsPoint{}, false
+	}
+	a.clock.mer = b.clock.mer
+	if b.clock.mer == 'p' && v > b.clock.h && v != 12 && b.clock.h != 12 {
+		a.clock.mer = 'a'
+	}
+	return a, b, true
 }
 
 // rangeTail reads the connector and second point of a range after a. kw is

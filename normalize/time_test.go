@@ -209,7 +209,10 @@ func TestScanTimesReadsKorean(t *testing.T) {
 		name string
 		text string
 		want []tsGot
-	}{
+	}{		{"a space before the unit and 경 after it", "2015-05-09 오후 10 시경 ~ 2015-05-10 오후 8 시 (KST 기준)",
+			[]tsGot{{Text: "2015-05-09 오후 10 시경 ~ 2015-05-10 오후 8 시", At: "2015-05-09T22:00:00Z", Until: "2015-05-10T20:00:00Z", HasClock: true, DateWritten: true, DateKnown: true}}},
+		{"hours as a duration stay a duration", "장애는 대략 22 ~ 24 시간 동안 이어졌습니다", nil},
+
 		{"오후 adds twelve hours and the zone is in parentheses", "2018년 7월 17일 오후 3시 17분 (KST) 에 시작했다",
 			[]tsGot{tsW("2018년 7월 17일 오후 3시 17분 (KST)", "2018-07-17T06:17:00Z", "KST")}},
 		{"a 24-hour Korean clock with an abbreviation", "2018년 7월 17일 12시 17분 PDT 부터",
@@ -578,6 +581,32 @@ func BenchmarkScanTimes(b *testing.B) {
 	for b.Loop() {
 		if len(ScanTimes(para, ctx)) == 0 {
 			b.Fatal("no stamps")
+		}
+	}
+}
+
+func TestScanTimesReadsABareHourRangeAndUSZoneWords(t *testing.T) {
+	ctx := TimeContext{Date: time.Date(2022, 12, 2, 0, 0, 0, 0, time.UTC)}
+	tests := []struct{ text, at, until string }{
+		{"we were down between 3 and 5 PM PST today", "2022-12-02T23:00:00Z", "2022-12-03T01:00:00Z"},
+		{"between 11 and 1 PM PST", "2022-12-02T19:00:00Z", "2022-12-02T21:00:00Z"},
+		{"from 9 to 11am UTC", "2022-12-02T09:00:00Z", "2022-12-02T11:00:00Z"},
+		{"between roughly 2pm Eastern and 3:43pm Eastern", "2022-12-02T19:00:00Z", "2022-12-02T20:43:00Z"},
+		{"at 04:58AM Eastern US Time", "2022-12-02T09:58:00Z", ""},
+	}
+	for _, tt := range tests {
+		got := ScanTimes(tt.text, ctx)
+		if len(got) == 0 {
+			t.Errorf("ScanTimes(%q): nothing", tt.text)
+			continue
+		}
+		st := got[len(got)-1]
+		until := ""
+		if st.Until != nil {
+			until = st.Until.Format(time.RFC3339)
+		}
+		if st.At.Format(time.RFC3339) != tt.at || until != tt.until {
+			t.Errorf("ScanTimes(%q) = %s–%s, want %s–%s", tt.text, st.At.Format(time.RFC3339), until, tt.at, tt.until)
 		}
 	}
 }

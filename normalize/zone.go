@@ -88,6 +88,8 @@ var tzLongNames = []struct{ name, zone string }{
 	{"Mountain Time", "America/Denver"},
 	{"Central Time", "America/Chicago"},
 	{"Eastern Time", "America/New_York"},
+	{"Eastern", "America/New_York"}, // "2pm Eastern": only after a clock
+	{"Pacific", "America/Los_Angeles"},
 	{"한국 표준시", "KST"},
 	{"한국 시간", "KST"},
 	{"한국시간", "KST"},
