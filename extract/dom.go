@@ -442,6 +442,17 @@ func aloneOnLine(n *html.Node) bool {
 // longer than a mail client wraps) is returned as it is.
 func reflow(text string) string {
 	lines := strings.Split(strings.ReplaceAll(text, "\r", ""), "\n")
+	quoted := false
+	for i, l := range lines {
+		// A mail quoting an earlier one ("> At 05:00 UTC …") is read as
+		// its text: the markers go, a line of markers only is a blank.
+		if loc := quoteMarks.FindStringIndex(l); loc != nil {
+			lines[i], quoted = l[loc[1]:], true
+		}
+	}
+	if quoted {
+		text = strings.Join(lines, "\n")
+	}
 	blank, long := 0, 0
 	for _, l := range lines {
 		switch t := strings.TrimSpace(l); {
@@ -480,6 +491,9 @@ func reflow(text string) string {
 	flush()
 	return strings.Join(out, "\n")
 }
+
+// quoteMarks are the markers of quoted lines in a mail ("> ", "> > ").
+var quoteMarks = regexp.MustCompile(`^\s*(?:>[ \t]?)+`)
 
 // lines reads plain text kept with its line breaks: Markdown-like headings,
 // bullets and one paragraph per line.

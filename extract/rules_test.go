@@ -691,3 +691,16 @@ func TestBareTimesTakeThePublicationOffset(t *testing.T) {
 		}
 	}
 }
+
+func TestReflowReadsAQuotedMailAsItsText(t *testing.T) {
+	in := "Hi,\n\nThe date below is wrong.\n\nOn 16/04/16 10:09, Karan wrote:\n> Hi,\n>\n> At 05:00 UTC an update knocked the\n> service offline.\n>\n> By 08:23 UTC the service\n> was back.\n>\n-- \nKaran\n"
+	got := reflow(in)
+	for _, want := range []string{"At 05:00 UTC an update knocked the service offline.", "By 08:23 UTC the service was back."} {
+		if !strings.Contains(got, want) {
+			t.Errorf("reflow lost %q:\n%s", want, got)
+		}
+	}
+	if strings.Contains(got, ">") {
+		t.Errorf("reflow kept quote markers:\n%s", got)
+	}
+}

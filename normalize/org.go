@@ -244,6 +244,13 @@ func CleanSiteName(s string) string {
 	if _, domain, ok := strings.Cut(strings.TrimSpace(s), "@"); ok && !strings.ContainsAny(domain, " @") && strings.Contains(domain, ".") {
 		return nameFromDomain(strings.ToLower(domain))
 	}
+	// A mailing list's subject tag ("[CentOS-announce] mirrorlist outage")
+	// names the list, and the list the project.
+	if m := listTagRe.FindStringSubmatch(s); m != nil {
+		if name := strings.TrimSpace(listSuffixRe.ReplaceAllString(m[1], "")); name != "" {
+			return name
+		}
+	}
 	for _, p := range siteNameSplitRe.Split(strings.TrimSpace(s), -1) {
 		if t := trimSiteName(p); t != "" {
 			return brandOf(t)
@@ -251,6 +258,13 @@ func CleanSiteName(s string) string {
 	}
 	return ""
 }
+
+// listTagRe is the tag a mailing list puts before its subjects, and
+// listSuffixRe the list's kind after the project's name.
+var (
+	listTagRe    = regexp.MustCompile(`^\s*\[([A-Za-z][\w.-]{1,40})\]\s`)
+	listSuffixRe = regexp.MustCompile(`(?i)[-_.](?:announce|announcements|users?|devel|dev|discuss|general|list|l|info|news|talk|help)$`)
+)
 
 // domainNameRe is a site name written as a domain ("acme.tech").
 var domainNameRe = regexp.MustCompile(`^(?i:[a-z0-9-]+\.)+[a-z]{2,12}$`)

@@ -48,6 +48,7 @@ func TestCleanSiteName(t *testing.T) {
 		{"a mailing list's address names the domain", "announce@lists.acme.org", "Acme"},
 		{"a domain-like site name becomes the brand", "acme.tech blog", "Acme"},
 		{"a capitalised domain is the brand as written", "Beancount.io", "Beancount.io"},
+		{"a mailing list's subject tag names the project", "[CentOS-announce] mirrorlist.centos.org IPv4 outage", "CentOS"},
 		{"a social handle loses its at sign", "@acmehq", "acmehq"},
 		{"a name with a dot and spaces stays", "Acme Inc. Engineering", "Acme"},
 		{"only affixes leave nothing", "Engineering Blog", ""},
