@@ -57,6 +57,16 @@ func TestTimelineKeepsTheStorysDayPastABackgroundDate(t *testing.T) {
 			},
 		},
 		{
+			name: "a background date that ends its paragraph does not date the next one",
+			body: `<p>From 7:52 PM EDT on 12 September 2023, tracking updates were delayed. We chose at 9:40 PM to move to the new cluster, whose rollout we had announced on September 1.</p>
+<p>By 11:08 PM updates were flowing again.</p>`,
+			want: []string{
+				"2023-09-12T23:52 EDT 7:52 PM EDT on 12 September 2023",
+				"2023-09-13T01:40 EDT 9:40 PM",
+				"2023-09-13T03:08 EDT 11:08 PM",
+			},
+		},
+		{
 			name: "a date written before any time of day declares the day",
 			body: `<p>On September 8 a retention change went out with a wrong value.</p>
 <p>At 7:52 PM EDT one broker ran out of disk space and tracking updates were delayed.</p>`,

@@ -159,6 +159,12 @@ func (r *timelineReader) block(b block, kind casefile.SectionKind, heading strin
 	for _, s := range normalize.ScanTimes(b.text, bs.scanned.ctx()) {
 		r.stamp(bs, s)
 	}
+	if bg := &bs.background; bg.end > 0 {
+		// A background date ends with its sentence, also when it is the
+		// block's last ("We had announced on June 15 that …").
+		bs.local.date, bs.local.year, bs.local.last = bg.date, bg.year, bg.last
+		bg.end = 0
+	}
 	if b.at == nil || b.reset {
 		// The text after this block continues from the earliest day it
 		// wrote ("began on 11 February and ended on 12 February"); later
@@ -445,7 +451,7 @@ func sentenceEnd(text string, i int) int {
 
 var promise = normalize.MustPattern(`(?i)\b(?:update|updates|information|details|report|news)\s+(?:by|at|before|around|no later than|on or before)\s*$|\b(?:next update|update again|check back)\b[^.]{0,20}$|\b(?:every (?:day|night|morning|evening|hour)|daily|nightly|each (?:day|night))\s+(?:at\s+)?$|매일\s*(?:새벽|오전|오후|저녁|밤)?\s*$`)
 
-var bylineRe = normalize.MustPattern(`(?i)^(?:작성자|글쓴이|등록일|작성일|posted|published|written|updated|last updated|by)\b|조회\s*:?\s*[\d,]+`)
+var bylineRe = normalize.MustPattern(`(?i)^(?:작성자|글쓴이|등록일|작성일|posted|published|written|updated|last updated)\b|^by\s+[^\d\s]|조회\s*:?\s*[\d,]+`)
 
 // byline reports a short line naming the author or the posting date.
 func byline(text string) bool {
