@@ -3,6 +3,7 @@ package extract
 import (
 	"context"
 	"errors"
+	"golang.org/x/net/html"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -274,6 +275,10 @@ func TestVerdictRulesByID(t *testing.T) {
 			[]string{"apology"}, nil},
 		{"sample content", evidence{title: "Writing reviews", text: "The following is a sample postmortem from a fictional company.\n" + long},
 			[]string{"sample"}, nil},
+		{"a zoned time that tells the impact", evidence{title: "another network outage", text: long, events: []casefile.Event{{Zone: "MDT", Text: "At 11:13 MDT this morning the utility lost its feed into the campus."}}},
+			[]string{"zoned-impact"}, nil},
+		{"a zoned time of something else", evidence{title: "release notes", text: long, events: []casefile.Event{{Zone: "UTC", Text: "At 11:13 UTC we shipped version 2."}}},
+			nil, []string{"zoned-impact"}},
 		{"a Japanese page has incident vocabulary", evidence{title: "お知らせ", text: strings.Repeat("サービスに障害が発生しました。", 20)},
 			[]string{"vocabulary"}, nil},
 	}
@@ -711,4 +716,25 @@ func TestEventDaysCountsRunsOfDays(t *testing.T) {
 			t.Errorf("%s: %d runs, want %d", tt.name, runs, tt.runs)
 		}
 	}
+}
+
+func TestPublishedFromAMailArchivesDateHeader(t *testing.T) {
+	page := `<html><head><title>[list] network outage at Utah</title></head><body>
+<h1>[list] network outage at Utah</h1><b>A. Sender</b> <a href="mailto:list@example.org">sender at example.org</a><br>
+<i>Fri May 20 03:48:26 CEST 2016</i>
+<pre>At 11:13 MDT this morning the utility lost its feed into the campus and power stayed off for two hours.
+</pre></body></html>`
+	got := publishedDate(mustParse(t, page), "https://lists.example.org/pipermail/list/2016-May/038544.html", time.Time{})
+	if got == nil || got.Format(time.RFC3339) != "2016-05-20T01:48:26Z" {
+		t.Errorf("published = %v, want the Date header 2016-05-20T01:48:26Z", got)
+	}
+}
+
+func mustParse(t *testing.T, page string) *html.Node {
+	t.Helper()
+	n, err := html.Parse(strings.NewReader(page))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
 }

@@ -3,6 +3,7 @@ package extract
 import (
 	"encoding/json"
 	"fmt"
+	"golang.org/x/net/html/atom"
 	"net/url"
 	"regexp"
 	"strconv"
@@ -332,14 +333,52 @@ func publishedDate(root *html.Node, pageURL string, fetched time.Time) *time.Tim
 		res, err = htmldate.FromDocument(headOf(root, extensiveSearchElements), opts)
 	}
 	if err != nil || res.DateTime.IsZero() {
-		return nil
+		return headerStamp(headOf(root, extensiveSearchElements), fetched)
 	}
 	t := res.DateTime
 	if !res.HasTime {
 		t = time.Date(t.Year(), t.Month(), t.Day(), 0, 0, 0, 0, time.UTC)
 	}
+	if !res.HasTime || t.YearDay() == 1 {
+		// A day without a time, or only a year (a URL's "2016-May" read as
+		// 1 January): a full stamp at the top of the page is more precise.
+		if hs := headerStamp(headOf(root, extensiveSearchElements), fetched); hs != nil && hs.Year() == t.Year() &&
+			(hs.YearDay() == t.YearDay() || t.YearDay() == 1) {
+			return hs
+		}
+	}
 	t = t.UTC()
 	return &t
+}
+
+// headerStamp is the last resort for a page's date: the first full date
+// and time with its zone near the top of the page, as a mail archive prints
+// a message's Date header ("Fri May 20 03:48:26 CEST 2016"), which
+// go-htmldate does not read.
+func headerStamp(head *html.Node, fetched time.Time) *time.Time {
+	var b strings.Builder
+	var visit func(n *html.Node)
+	visit = func(n *html.Node) {
+		if n.Type == html.ElementNode && (n.DataAtom == atom.Script || n.DataAtom == atom.Style || n.DataAtom == atom.Head) {
+			return
+		}
+		if n.Type == html.TextNode {
+			b.WriteString(n.Data)
+			b.WriteByte('\n')
+		}
+		for c := n.FirstChild; c != nil && b.Len() < 4000; c = c.NextSibling {
+			visit(c)
+		}
+	}
+	visit(head)
+	for _, st := range normalize.ScanTimes(b.String(), normalize.TimeContext{}) {
+		if st.DateWritten && st.DateKnown && st.HasClock && st.ZoneKnown && st.At.Year() >= 1990 &&
+			(fetched.IsZero() || !st.At.After(fetched.Add(48*time.Hour))) {
+			t := st.At.UTC()
+			return &t
+		}
+	}
+	return nil
 }
 
 // extensiveSearchElements bounds the elements go-htmldate's extensive search

@@ -143,6 +143,17 @@ var verdictRules = []verdictRule{
 		}
 		return 0, ""
 	}},
+	{"zoned-impact", "", func(v *verdictInput) (float64, string) {
+		// "At 11:13 MDT (UTC - 6h) this morning the utility lost its
+		// feed and campus power stayed off": a short notice that dates its
+		// own impact to the minute.
+		for _, e := range v.events {
+			if e.Zone != "" && e.End == nil && impactClauseRe.MatchString(e.Text) {
+				return 0.5, "a zoned time that tells the impact"
+			}
+		}
+		return 0, ""
+	}},
 	{"range", "", func(v *verdictInput) (float64, string) {
 		for _, e := range v.events {
 			if e.End != nil {
@@ -328,6 +339,8 @@ func formatWeight(w float64) string {
 
 // Key words: a line is tried against a pattern only when it holds one.
 var (
+	// impactClauseRe: a clause that says service was lost.
+	impactClauseRe = normalize.MustPattern(`(?i)\b(?:lost (?:its |their |our )?(?:feed|power|connectivity|network|access)|went (?:down|offline|dark)|stopped (?:responding|working|serving)|(?:was|were) (?:down|offline|unreachable|unavailable)|outage (?:began|started)|power (?:failed|went out|was lost))\b`)
 	incidentWords = []string{"outage", "incident", "downtime", "disruption", "degrad", "unavailab", "error", "fail", "broke", "went down", "rolled back", "reverted", "장애", "중단", "오류", "지연", "障害", "不具合", "停止", "エラー", "遅延", "つながりにくい"}
 	apologyWords  = []string{"apolog", "sorry", "regret", "사과", "죄송", "불편을", "お詫び", "申し訳"}
 	causeWords    = []string{"cause", "due to", "triggered", "we found", "we identified", "we determined", "we traced", "we discovered", "turned out", "investigation", "because", "원인", "原因"}

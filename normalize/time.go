@@ -483,6 +483,13 @@ func (p *stampParser) point(i int) (tsPoint, bool) {
 				if zok {
 					pt.zone, pt.hasZone, pt.end = z, true, ze
 				}
+				if !d.yearWritten {
+					// ctime, as mail archives print it: "Fri May 20
+					// 03:48:26 CEST 2016".
+					if y, n, ye := p.digits(p.ws(pt.end, false)); n == 4 && y >= 1970 && y <= 2100 && !tsAlnum(p.at(ye)) && p.at(ye) != ':' {
+						pt.date.y, pt.date.yearWritten, pt.end = y, true, ye
+					}
+				}
 			}
 		}
 		return pt, true

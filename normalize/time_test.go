@@ -593,6 +593,7 @@ func TestScanTimesReadsABareHourRangeAndUSZoneWords(t *testing.T) {
 		{"from 9 to 11am UTC", "2022-12-02T09:00:00Z", "2022-12-02T11:00:00Z"},
 		{"between roughly 2pm Eastern and 3:43pm Eastern", "2022-12-02T19:00:00Z", "2022-12-02T20:43:00Z"},
 		{"at 04:58AM Eastern US Time", "2022-12-02T09:58:00Z", ""},
+		{"Fri May 20 03:48:26 CEST 2016", "2016-05-20T01:48:26Z", ""},
 	}
 	for _, tt := range tests {
 		got := ScanTimes(tt.text, ctx)
