@@ -187,8 +187,8 @@ type call struct {
 	query  url.Values
 	form   url.Values // a form body (POST)
 	auth   bool       // sign with the keys
-	// before, when set, runs once the limits let the call start and
-	// before it is sent; its error stops the call.
+	// before, when set, runs before the call waits for the limits and is
+	// sent; its error stops the call.
 	before func() error
 }
 
@@ -226,13 +226,15 @@ func (c *Client) call(ctx context.Context, k call) (answer, error) {
 	if c.baseErr != nil {
 		return answer{}, c.baseErr
 	}
-	if err := c.wait(ctx, k); err != nil {
-		return answer{}, err
-	}
 	if k.before != nil {
+		// Before the wait: the call is sent as soon as the limits let it,
+		// so that calls arrive as evenly spaced as they start.
 		if err := k.before(); err != nil {
 			return answer{}, err
 		}
+	}
+	if err := c.wait(ctx, k); err != nil {
+		return answer{}, err
 	}
 	target := c.base + k.path
 	if len(k.query) > 0 {

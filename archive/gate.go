@@ -55,6 +55,11 @@ type Limits struct {
 	// concurrent ones when its worker never releases it (a crash).
 	// Default 20 minutes.
 	CaptureHold time.Duration
+	// FirstPause is how long a 429 pauses every call; each further 429 in
+	// a row doubles it, up to MaxPause. Defaults 60 s and 15 min (429s
+	// carry no Retry-After).
+	FirstPause time.Duration
+	MaxPause   time.Duration
 }
 
 func (l Limits) withDefaults() Limits {
@@ -74,6 +79,12 @@ func (l Limits) withDefaults() Limits {
 	if l.CaptureHold <= 0 {
 		l.CaptureHold = 20 * time.Minute
 	}
+	if l.FirstPause <= 0 {
+		l.FirstPause = firstPause
+	}
+	if l.MaxPause <= 0 {
+		l.MaxPause = maxPause
+	}
 	return l
 }
 
@@ -89,7 +100,9 @@ func (l Limits) interval(lane Lane) time.Duration {
 	if n <= 0 {
 		return 0
 	}
-	return (l.Window + time.Duration(n) - 1) / time.Duration(n)
+	// 2% over the exact spacing, for the jitter between a call's start
+	// and its arrival: at most n calls arrive in any window.
+	return (l.Window + l.Window/50 + time.Duration(n) - 1) / time.Duration(n)
 }
 
 func (l Limits) perDay(lane Lane) int {
@@ -341,9 +354,9 @@ func (g *Gate) Trip429(ctx context.Context) (time.Duration, error) {
 	var pause time.Duration
 	err := g.state.Update(ctx, func(st *GateState) error {
 		ensureMaps(st)
-		pause = firstPause
+		pause = g.limits.FirstPause
 		if st.Backoff > 0 {
-			pause = min(2*time.Duration(st.Backoff), maxPause)
+			pause = min(2*time.Duration(st.Backoff), g.limits.MaxPause)
 		}
 		st.Backoff = int64(pause)
 		st.Pause["all"] = Pause{Until: g.now().Add(pause).UnixNano(),

@@ -189,11 +189,12 @@ func (s *Stage) deferral(err error) (time.Time, bool) {
 	if d, ok := AsDeferred(err); ok {
 		return d.Until, true
 	}
+	pause := s.client.Gate().Limits().FirstPause
 	if ce, ok := AsCaptureError(err); ok && ce.Outcome == OutcomeRateLimited {
-		return s.cfg.Now().Add(firstPause), true
+		return s.cfg.Now().Add(pause), true
 	}
 	if errors.Is(err, errRateLimited) {
-		return s.cfg.Now().Add(firstPause), true
+		return s.cfg.Now().Add(pause), true
 	}
 	return time.Time{}, false
 }
@@ -280,7 +281,7 @@ func (s *Stage) captureFailed(ctx context.Context, r casefile.ArchiveRequest, er
 		s.checkSystem(ctx)
 		return s.later(r, casefile.StepVerify, r.SubmittedAt.Add(s.cfg.VerifyAfter), "capture outcome unknown: "+ce.Error())
 	case OutcomeRateLimited:
-		return s.later(s.resubmit(r), casefile.StepSubmit, now.Add(firstPause), ce.Error())
+		return s.later(s.resubmit(r), casefile.StepSubmit, now.Add(gate.Limits().FirstPause), ce.Error())
 	case OutcomeSlot:
 		_ = gate.PauseLane(ctx, LaneCapture, now.Add(s.cfg.SlotWait), "Save Page Now: every capture place of the account is busy (error:user-session-limit)")
 		return s.later(s.resubmit(r), casefile.StepSubmit, now.Add(s.cfg.SlotWait), ce.Error())
@@ -314,7 +315,7 @@ func (s *Stage) quota(ctx context.Context, r casefile.ArchiveRequest, ce *Captur
 	if ce.Code == "daily-quota" {
 		_ = gate.PauseLane(ctx, LaneCapture, midnight, "Save Page Now: the account's daily captures limit is reached")
 	} else {
-		_ = gate.PauseLane(ctx, LaneCapture, s.cfg.Now().Add(firstPause), "Save Page Now: "+ce.Error())
+		_ = gate.PauseLane(ctx, LaneCapture, s.cfg.Now().Add(gate.Limits().FirstPause), "Save Page Now: "+ce.Error())
 	}
 	if link, err := s.client.Lookup(ctx, r.URL); err == nil && link != "" {
 		return s.archived(r, link, "existing")
@@ -383,8 +384,13 @@ func (s *Stage) verify(ctx context.Context, r casefile.ArchiveRequest) casefile.
 		return s.archived(r, link, "captured")
 	}
 	// No capture since the submit: ask again (Save Page Now returns a
-	// fresh capture instead of making another when one exists).
+	// fresh capture instead of making another when one exists), as an
+	// attempt.
 	r = s.resubmit(r)
+	r.Attempts++
+	if r.Attempts >= s.cfg.MaxAttempts {
+		return s.fail(r, fmt.Sprintf("gave up after %d attempts: no capture found after the capture request (%s)", r.Attempts, r.Reason))
+	}
 	r.Step, r.RetryAt = casefile.StepSubmit, time.Time{}
 	return r
 }

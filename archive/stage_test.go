@@ -164,8 +164,10 @@ func TestStage(t *testing.T) {
 			wantState: casefile.ArchivePending, wantSubmits: 2,
 		},
 		{
-			name:      "error:not-found (HTTP 200 JSON) fails for good with its reason",
-			setup:     func(fx *stageFixture) { fx.fake.Script(u, archivetest.Script{Error: "error:not-found", Message: "The page answered 404."}) },
+			name: "error:not-found (HTTP 200 JSON) fails for good with its reason",
+			setup: func(fx *stageFixture) {
+				fx.fake.Script(u, archivetest.Script{Error: "error:not-found", Message: "The page answered 404."})
+			},
 			wantState: casefile.ArchiveFailed, wantReason: "error:not-found", wantSubmits: 1,
 		},
 		{
@@ -192,8 +194,11 @@ func TestStage(t *testing.T) {
 			},
 		},
 		{
-			name:      "a 429 without Retry-After pauses every call and is not an attempt",
-			setup:     func(fx *stageFixture) { fx.fake.SetCaptureRate(0, 0); fx.fake.SetRouteFailureOnce(archivetest.RouteSave, 429) },
+			name: "a 429 without Retry-After pauses every call and is not an attempt",
+			setup: func(fx *stageFixture) {
+				fx.fake.SetCaptureRate(0, 0)
+				fx.fake.SetRouteFailureOnce(archivetest.RouteSave, 429)
+			},
 			horizon:   time.Second,
 			wantState: casefile.ArchivePending, wantReason: "429", wantSubmits: 0,
 			check: func(t *testing.T, fx *stageFixture, r casefile.ArchiveRequest) {
@@ -213,8 +218,10 @@ func TestStage(t *testing.T) {
 			wantState: casefile.ArchiveArchived, wantOrigin: "existing", wantSubmits: 0,
 		},
 		{
-			name:      "the per-url daily cap without any capture waits for 00:00 UTC",
-			setup:     func(fx *stageFixture) { fx.fake.Script(u, archivetest.Script{SubmitError: "error:too-many-daily-captures"}) },
+			name: "the per-url daily cap without any capture waits for 00:00 UTC",
+			setup: func(fx *stageFixture) {
+				fx.fake.Script(u, archivetest.Script{SubmitError: "error:too-many-daily-captures"})
+			},
 			horizon:   time.Hour,
 			wantState: casefile.ArchivePending, wantReason: "too-many-daily-captures",
 			check: func(t *testing.T, fx *stageFixture, r casefile.ArchiveRequest) {
@@ -224,9 +231,11 @@ func TestStage(t *testing.T) {
 			},
 		},
 		{
-			name:    "our own daily cap defers captures to 00:00 UTC without calling",
-			limits:  &archive.Limits{CapturesPerMinute: -1, LookupsPerMinute: -1, CapturesPerDay: 1},
-			setup:   func(fx *stageFixture) { _ = fx.stage.Client().Gate().Take(context.Background(), archive.LaneCapture, "other") },
+			name:   "our own daily cap defers captures to 00:00 UTC without calling",
+			limits: &archive.Limits{CapturesPerMinute: -1, LookupsPerMinute: -1, CapturesPerDay: 1},
+			setup: func(fx *stageFixture) {
+				_ = fx.stage.Client().Gate().Take(context.Background(), archive.LaneCapture, "other")
+			},
 			horizon: time.Hour, wantState: casefile.ArchivePending, wantReason: "daily cap", wantSubmits: 0,
 		},
 		{

@@ -127,7 +127,8 @@ func newDrafter(t *testing.T, wayback *archivetest.Fake) (*draftstep.Drafter, *a
 }
 
 // fastLimits are Wayback limits for a local fake: none but a few places.
-var fastLimits = archive.Limits{CapturesPerMinute: -1, LookupsPerMinute: -1, CapturesPerDay: -1, LookupsPerDay: -1}
+var fastLimits = archive.Limits{CapturesPerMinute: -1, LookupsPerMinute: -1, CapturesPerDay: -1, LookupsPerDay: -1,
+	FirstPause: 100 * time.Millisecond}
 
 // fastStage polls a local fake often and takes any capture as recent
 // enough (the fixtures' captures date from 2024).

@@ -32,6 +32,9 @@ type Script struct {
 	// Ambiguous answers 523 with an HTML page while the job goes on and
 	// its capture is made when it ends (at submit time when Pending is 0).
 	Ambiguous bool
+	// Instant makes the capture when it is requested, whether or not
+	// anyone polls the job (which then reports success).
+	Instant bool
 }
 
 // Submit is one capture request the fake received.
@@ -70,6 +73,7 @@ type spnState struct {
 	submits        []Submit
 	clock          func() time.Time
 	seq            int
+	onSubmit       func(url string)
 }
 
 func newSPNState() spnState {
@@ -149,6 +153,14 @@ func (f *Fake) SetClock(now func() time.Time) {
 		now = time.Now
 	}
 	f.spn.clock = now
+}
+
+// OnSubmit calls fn with the url of every capture request accepted, before
+// it is answered (tests stop a worker there). fn must not call the fake.
+func (f *Fake) OnSubmit(fn func(url string)) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.spn.onSubmit = fn
 }
 
 // Script sets how capture requests of url are answered.
@@ -316,6 +328,12 @@ func (f *Fake) serveSubmit(w http.ResponseWriter, r *http.Request) {
 		j.script.Pending = f.spn.defPending
 	}
 	f.spn.jobs[j.id] = j
+	if f.spn.onSubmit != nil {
+		f.spn.onSubmit(target)
+	}
+	if sc.Instant {
+		f.finishJob(j)
+	}
 	switch {
 	case sc.SameSnapshot && sc.NoJob:
 		f.finishJob(j)
