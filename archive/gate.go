@@ -232,7 +232,7 @@ func NewGate(state SharedState, limits Limits, now func() time.Time) *Gate {
 		now = time.Now
 	}
 	l := limits.withDefaults()
-	return &Gate{state: state, limits: l, now: now, slotWait: max(l.interval(LaneCapture), time.Second)}
+	return &Gate{state: state, limits: l, now: now, slotWait: max(l.interval(LaneCapture), 100*time.Millisecond)}
 }
 
 // Limits returns the limits the gate holds, defaults filled in.
