@@ -50,14 +50,27 @@ func loadWaybackSettings() (waybackSettings, error) {
 		}
 		v.set(&s.limits, n)
 	}
-	if raw := envOr("CASEFILE_WAYBACK_MAX_AGE", ""); raw != "" {
+	for _, v := range waybackDurationVars {
+		raw := envOr(v.env, "")
+		if raw == "" {
+			continue
+		}
 		d, err := time.ParseDuration(raw)
 		if err != nil || d <= 0 {
-			return s, usageError{fmt.Sprintf("CASEFILE_WAYBACK_MAX_AGE=%q: give a duration such as 720h", raw)}
+			return s, usageError{fmt.Sprintf("%s=%q: give a duration such as %s", v.env, raw, v.example)}
 		}
-		s.stage.MaxAge = d
+		v.set(&s.stage, d)
 	}
 	return s, nil
+}
+
+// waybackDurationVars maps the duration settings to the stage's.
+var waybackDurationVars = []struct {
+	env, example string
+	set          func(*archive.StageConfig, time.Duration)
+}{
+	{"CASEFILE_WAYBACK_MAX_AGE", "720h", func(c *archive.StageConfig, d time.Duration) { c.MaxAge = d }},
+	{"CASEFILE_WAYBACK_POLL_EVERY", "5s", func(c *archive.StageConfig, d time.Duration) { c.PollEvery = d }},
 }
 
 // archiveStage builds the archive stage of a worker process: its limits
