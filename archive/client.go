@@ -35,7 +35,7 @@ const (
 const maxBody = 1 << 20
 
 // The pause-all breaker: a 429 from any endpoint stops every call for
-// firstPause, doubling on each further 429 up to maxPause (docs/sources.md:
+// firstPause, doubling on each further 429 up to maxPause (docs/wayback.md:
 // 429s carry no Retry-After).
 const (
 	firstPause = 60 * time.Second

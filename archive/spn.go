@@ -202,9 +202,9 @@ type errBefore struct{ err error }
 func (e *errBefore) Error() string { return e.err.Error() }
 func (e *errBefore) Unwrap() error { return e.err }
 
-// submit is Submit with a hook that runs after the limits let the call
-// start and before it is sent (the stage records the attempt there); the
-// hook's error is returned as it is, and nothing is sent.
+// submit is Submit with a hook that runs before the call waits for the
+// limits and is sent (the stage records the request there); the hook's
+// error is returned as it is, and nothing is sent.
 func (c *Client) submit(ctx context.Context, target, key string, before func() error) (Job, error) {
 	form := url.Values{
 		"url":                    {target},
