@@ -209,6 +209,33 @@ func TestStage(t *testing.T) {
 			},
 		},
 		{
+			name:      "refused keys (401) stop captures for a while; nothing is lost",
+			setup:     func(fx *stageFixture) { fx.fake.SetKeys("other", "keys") },
+			horizon:   time.Second,
+			wantState: casefile.ArchivePending, wantReason: "http-401", wantSubmits: 0,
+			check: func(t *testing.T, fx *stageFixture, r casefile.ArchiveRequest) {
+				if r.Attempts != 0 || r.Step != casefile.StepSubmit {
+					t.Errorf("attempts %d, step %s; want 0 and submit", r.Attempts, r.Step)
+				}
+				wantPaused(t, fx, archive.LaneCapture, "refused the keys")
+			},
+		},
+		{
+			name: "an overloaded system status after a 5xx pauses captures",
+			setup: func(fx *stageFixture) {
+				fx.fake.SetSystemStatus("Save Page Now servers are temporarily overloaded")
+				fx.fake.SetRouteFailureOnce(archivetest.RouteSave, 502)
+			},
+			horizon:   time.Second,
+			wantState: casefile.ArchivePending, wantReason: "http-502",
+			check: func(t *testing.T, fx *stageFixture, r casefile.ArchiveRequest) {
+				if r.Step != casefile.StepVerify {
+					t.Errorf("step %s after a 502, want verify", r.Step)
+				}
+				wantPaused(t, fx, archive.LaneCapture, "overloaded")
+			},
+		},
+		{
 			name: "the per-url daily cap takes an old capture from CDX",
 			setup: func(fx *stageFixture) {
 				fx.fake.AddCapture(u, old)
