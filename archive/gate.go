@@ -354,12 +354,19 @@ func (g *Gate) Trip429(ctx context.Context) (time.Duration, error) {
 	var pause time.Duration
 	err := g.state.Update(ctx, func(st *GateState) error {
 		ensureMaps(st)
+		now := g.now()
+		if p := st.Pause["all"]; p.Until > now.UnixNano() && st.Backoff > 0 {
+			// A 429 to a call sent before the pause began: the same
+			// episode, not a further one.
+			pause = time.Duration(st.Backoff)
+			return nil
+		}
 		pause = g.limits.FirstPause
 		if st.Backoff > 0 {
 			pause = min(2*time.Duration(st.Backoff), g.limits.MaxPause)
 		}
 		st.Backoff = int64(pause)
-		st.Pause["all"] = Pause{Until: g.now().Add(pause).UnixNano(),
+		st.Pause["all"] = Pause{Until: now.Add(pause).UnixNano(),
 			Reason: fmt.Sprintf("the Wayback Machine answered 429 Too Many Requests; every call paused for %s", pause)}
 		return nil
 	})

@@ -4,8 +4,12 @@ import (
 	"context"
 	"fmt"
 	"net/http/httptest"
+	"os"
+	"os/exec"
+	"os/signal"
 	"sort"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -14,6 +18,7 @@ import (
 	"github.com/incidentlib/casefile"
 	"github.com/incidentlib/casefile/archive"
 	"github.com/incidentlib/casefile/archive/archivetest"
+	"github.com/incidentlib/casefile/store/postgres"
 	"github.com/incidentlib/casefile/store/postgres/postgrestest"
 	"github.com/incidentlib/casefile/workers"
 )
@@ -31,14 +36,53 @@ func archiveWorker(t *testing.T, ns *workers.Embedded, st casefile.Store, wb *ht
 	if err != nil {
 		t.Fatal(err)
 	}
+	return newArchivePipeline(js, st, wb.URL, "casefile-test/parent", limits, cfg)
+}
+
+// newArchivePipeline is a pipeline running only the archive stage (and
+// idle other consumers) against the Wayback Machine at waybackURL.
+func newArchivePipeline(js jetstream.JetStream, st casefile.Store, waybackURL, agent string, limits archive.Limits, cfg workers.Config) *workers.Pipeline {
 	gate := archive.NewGate(workers.NewKVState(js, 1), limits, nil)
-	client := archive.New(archive.Config{BaseURL: wb.URL, HTTPClient: wb.Client(), AccessKey: "k", Secret: "s", Gate: gate})
+	client := archive.New(archive.Config{BaseURL: waybackURL, AccessKey: "k", Secret: "s", Gate: gate, UserAgent: agent})
 	if cfg.ArchiveSweep == 0 {
 		cfg.ArchiveSweep = 20 * time.Millisecond
 	}
 	cfg.Queue = fastQueue
 	return &workers.Pipeline{JS: js, Store: st, Archive: archive.NewStage(client, fastStage),
-		Draft: nil, Roles: workers.Roles{Workers: true}, Config: cfg}
+		Roles: workers.Roles{Workers: true}, Config: cfg}
+}
+
+// The burst: 200 sources, at most 40 capture requests a second.
+const burstN, burstRate, burstWindow = 200, 40, time.Second
+
+// burstLimits are the limits both burst workers hold.
+var burstLimits = archive.Limits{CapturesPerMinute: burstRate, Window: burstWindow, LookupsPerMinute: -1, LookupsPerDay: -1, ConcurrentCaptures: 8}
+
+// archiveWorkerProcess is the second worker process of the burst test:
+// the test binary run again, with the archive stage only, against the
+// NATS, Postgres and Wayback fake named in the environment, until SIGTERM.
+func archiveWorkerProcess() int {
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM)
+	defer stop()
+	st, err := postgres.Open(ctx, os.Getenv("CASEFILE_TEST_DATABASE"))
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	defer st.Close()
+	nc, err := workers.Connect(os.Getenv("CASEFILE_TEST_NATS"), "archive-worker-process")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	defer nc.Close()
+	js, _ := jetstream.New(nc)
+	p := newArchivePipeline(js, st, os.Getenv("CASEFILE_TEST_WAYBACK"), "casefile-test/child", burstLimits, workers.Config{ArchiveSlots: 6})
+	if err := p.Run(ctx); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	return 0
 }
 
 // seedSources stores a draft for each url, which records its archive
@@ -138,43 +182,63 @@ func waitFor(t *testing.T, within time.Duration, what string, ok func() bool) {
 	}
 }
 
-func TestArchiveBurstTwoWorkersNeverExceedTheRate(t *testing.T) {
-	const n, rate, window = 200, 40, time.Second
-	st := postgrestest.MustOpen(t)
+func TestArchiveBurstTwoWorkerProcessesNeverExceedTheRate(t *testing.T) {
+	dbURL := postgrestest.MustDatabaseURL(t)
+	st, err := postgres.Open(context.Background(), dbURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
 	fake := archivetest.NewFake()
 	fake.SetKeys("k", "s")
-	fake.SetCaptureRate(rate, window) // a 429 would show an excess
+	fake.SetCaptureRate(burstRate, burstWindow) // a 429 would show an excess
 	wb := httptest.NewServer(fake)
 	t.Cleanup(wb.Close)
 	var urls []string
-	for i := range n {
+	for i := range burstN {
 		urls = append(urls, fmt.Sprintf("https://burst.example/incidents/%d", i))
 	}
 	seedSources(t, st, urls)
-	ns, _ := startEmbedded(t, t.TempDir(), 0)
-	limits := archive.Limits{CapturesPerMinute: rate, Window: window, LookupsPerMinute: -1, LookupsPerDay: -1, ConcurrentCaptures: 8}
-	for range 2 {
-		runPipeline(t, archiveWorker(t, ns, st, wb, limits, workers.Config{ArchiveSlots: 6}))
+	ns, _ := startEmbedded(t, t.TempDir(), -1)
+
+	// One worker in this process, one in a process of its own.
+	child := exec.Command(os.Args[0], "-test.run=^$")
+	child.Env = append(os.Environ(), "CASEFILE_TEST_ARCHIVE_WORKER=1", "CASEFILE_TEST_DATABASE="+dbURL,
+		"CASEFILE_TEST_NATS="+ns.ClientURL(), "CASEFILE_TEST_WAYBACK="+wb.URL)
+	child.Stderr = os.Stderr
+	if err := child.Start(); err != nil {
+		t.Fatal(err)
 	}
-	for _, r := range waitArchiveSettled(t, st, n, time.Minute) {
+	t.Cleanup(func() {
+		_ = child.Process.Signal(syscall.SIGTERM)
+		_ = child.Wait()
+	})
+	runPipeline(t, archiveWorker(t, ns, st, wb, burstLimits, workers.Config{ArchiveSlots: 6}))
+
+	for _, r := range waitArchiveSettled(t, st, burstN, time.Minute) {
 		if r.State != casefile.ArchiveArchived {
 			t.Errorf("request %s ended %s (%s)", r.URL, r.State, r.Reason)
 		}
 	}
 	var at []time.Time
+	agents := map[string]int{}
 	for _, s := range fake.Submits() {
 		if s.Status == 429 {
 			t.Errorf("capture request of %s answered 429: the rate was exceeded", s.URL)
 		}
 		at = append(at, s.At)
+		agents[s.Agent]++
 	}
-	if len(at) != n {
-		t.Errorf("%d capture requests, want %d (one per source)", len(at), n)
+	if len(at) != burstN {
+		t.Errorf("%d capture requests, want %d (one per source)", len(at), burstN)
+	}
+	if agents["casefile-test/parent"] == 0 || agents["casefile-test/child"] == 0 {
+		t.Errorf("capture requests by process: %v; want both processes at work", agents)
 	}
 	sort.Slice(at, func(i, j int) bool { return at[i].Before(at[j]) })
-	for i := rate; i < len(at); i++ {
-		if d := at[i].Sub(at[i-rate]); d < window {
-			t.Errorf("capture requests %d to %d arrived within %s: more than %d in a window of %s", i-rate, i, d, rate, window)
+	for i := burstRate; i < len(at); i++ {
+		if d := at[i].Sub(at[i-burstRate]); d < burstWindow {
+			t.Errorf("capture requests %d to %d arrived within %s: more than %d in a window of %s", i-burstRate, i, d, burstRate, burstWindow)
 			break
 		}
 	}

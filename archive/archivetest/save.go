@@ -42,6 +42,7 @@ type Submit struct {
 	URL    string
 	At     time.Time
 	Form   map[string][]string
+	Agent  string // the User-Agent that sent it
 	Status int    // the HTTP status answered
 	Result string // "job", "same-snapshot", "error:...", "429", "401", "ambiguous"
 }
@@ -249,7 +250,8 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 // record notes a capture request; f.mu is held.
 func (f *Fake) record(r *http.Request, status int, result string) {
 	_ = r.ParseForm()
-	f.spn.submits = append(f.spn.submits, Submit{URL: r.PostForm.Get("url"), At: f.spn.now(), Form: r.PostForm, Status: status, Result: result})
+	f.spn.submits = append(f.spn.submits, Submit{URL: r.PostForm.Get("url"), At: f.spn.now(), Form: r.PostForm,
+		Agent: r.UserAgent(), Status: status, Result: result})
 }
 
 func (f *Fake) pendingJobs() int {
