@@ -361,6 +361,8 @@ type Store interface {
 	Session(ctx context.Context, tokenHash string) (Session, error)
 	// EndSession removes a session (nothing when there is none).
 	EndSession(ctx context.Context, tokenHash string) error
+	// The archive requests of sources (see ArchiveStore).
+	ArchiveStore
 	// Close releases the store's connections.
 	Close() error
 }

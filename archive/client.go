@@ -35,7 +35,7 @@ const (
 const maxBody = 1 << 20
 
 // The pause-all breaker: a 429 from any endpoint stops every call for
-// firstPause, doubling on each further 429 up to maxPause (docs/sources.md:
+// firstPause, doubling on each further 429 up to maxPause (docs/wayback.md:
 // 429s carry no Retry-After).
 const (
 	firstPause = 60 * time.Second
@@ -63,7 +63,24 @@ type Config struct {
 	MinInterval time.Duration
 	// Now tells the time for the 429 breaker. Nil means time.Now.
 	Now func() time.Time
+	// AccessKey and Secret are the archive.org S3 keys Save Page Now
+	// requests are signed with (Authorization: LOW key:secret). Empty
+	// means $CASEFILE_WAYBACK_ACCESS_KEY and $CASEFILE_WAYBACK_SECRET;
+	// without them captures are requested anonymously.
+	AccessKey string
+	Secret    string
+	// Gate holds the limits of every call across the processes that share
+	// its state (see [Gate]). Nil means a gate of this client's own with
+	// the default limits for captures, while lookups keep MinInterval and
+	// an in-process breaker.
+	Gate *Gate
 }
+
+// The environment variables New reads the Save Page Now keys from.
+const (
+	AccessKeyEnv = "CASEFILE_WAYBACK_ACCESS_KEY"
+	SecretEnv    = "CASEFILE_WAYBACK_SECRET"
+)
 
 // Client looks up Wayback captures. It is safe for concurrent use; share one
 // per process so that its spacing and its breaker cover every caller.
@@ -75,6 +92,11 @@ type Client struct {
 	now     func() time.Time
 	lookups *limiter
 	brk     breaker
+	// gate holds the capture limits, and the lookup ones when shared is
+	// true (a gate given in Config).
+	gate   *Gate
+	shared bool
+	auth   string // "LOW key:secret", or "" for anonymous requests
 }
 
 // New returns a client for cfg. It does not fail: an unusable base URL is
@@ -114,8 +136,25 @@ func New(cfg Config) *Client {
 		interval = DefaultMinInterval
 	}
 	c.lookups = &limiter{interval: interval}
+	c.gate, c.shared = cfg.Gate, cfg.Gate != nil
+	if c.gate == nil {
+		c.gate = NewGate(nil, Limits{}, c.now)
+	}
+	key, secret := cfg.AccessKey, cfg.Secret
+	if key == "" && secret == "" {
+		key, secret = os.Getenv(AccessKeyEnv), os.Getenv(SecretEnv)
+	}
+	if key != "" || secret != "" {
+		c.auth = "LOW " + key + ":" + secret
+	}
 	return c
 }
+
+// Authenticated reports whether captures are requested with keys.
+func (c *Client) Authenticated() bool { return c.auth != "" }
+
+// Gate returns the gate the client's calls pass.
+func (c *Client) Gate() *Gate { return c.gate }
 
 // errRateLimited marks (without showing in the message) a 429 or a call
 // refused while the breaker is open; such failures are not worth a
@@ -124,8 +163,9 @@ var errRateLimited = errors.New("rate limited")
 
 // answer is one HTTP answer, its body read up to the cap.
 type answer struct {
-	status int
-	body   []byte
+	status      int
+	body        []byte
+	contentType string
 }
 
 // get calls GET <base><path>?<query> once, after the limiter lets it, and
@@ -134,25 +174,88 @@ type answer struct {
 // casefile.ErrTransient; a 429 answer trips the breaker and is returned as
 // an error wrapping errRateLimited.
 func (c *Client) get(ctx context.Context, lim *limiter, path string, query url.Values) (answer, error) {
+	return c.call(ctx, call{lane: LaneLookup, lim: lim, method: http.MethodGet, path: path, query: query})
+}
+
+// call is one request to the Wayback Machine.
+type call struct {
+	lane   Lane
+	key    string   // the capture place's key (LaneCapture)
+	lim    *limiter // the local spacing of lookups without a shared gate
+	method string
+	path   string
+	query  url.Values
+	form   url.Values // a form body (POST)
+	auth   bool       // sign with the keys
+	// before, when set, runs before the call waits for the limits and is
+	// sent; its error stops the call.
+	before func() error
+}
+
+// wait lets a call start: through the gate, or for lookups without a
+// shared gate through the local breaker and spacing.
+func (c *Client) wait(ctx context.Context, k call) error {
+	if k.lane == LaneLookup && !c.shared {
+		if until, open := c.brk.open(c.now()); open {
+			return casefile.Errorf(casefile.ErrTransient, "%w", casefile.Errorf(errRateLimited,
+				"paused after a 429 until %s UTC", until.UTC().Format(time.TimeOnly)))
+		}
+		if err := ctx.Err(); err != nil {
+			return casefile.Errorf(casefile.ErrTransient, "%w", err)
+		}
+		if err := k.lim.wait(ctx); err != nil {
+			return casefile.Errorf(casefile.ErrTransient, "waiting for my turn: %w", err)
+		}
+		return nil
+	}
+	if err := ctx.Err(); err != nil {
+		return casefile.Errorf(casefile.ErrTransient, "%w", err)
+	}
+	if err := c.gate.Take(ctx, k.lane, k.key); err != nil {
+		if _, ok := AsDeferred(err); ok {
+			return casefile.Errorf(casefile.ErrTransient, "%w", casefile.Errorf(errRateLimited, "%w", err))
+		}
+		return casefile.Errorf(casefile.ErrTransient, "waiting for my turn: %w", err)
+	}
+	return nil
+}
+
+// call makes one request after the limits let it start and returns the
+// answer whatever its status, as get describes.
+func (c *Client) call(ctx context.Context, k call) (answer, error) {
 	if c.baseErr != nil {
 		return answer{}, c.baseErr
 	}
-	if until, open := c.brk.open(c.now()); open {
-		return answer{}, casefile.Errorf(casefile.ErrTransient, "%w", casefile.Errorf(errRateLimited,
-			"paused after a 429 until %s UTC", until.UTC().Format(time.TimeOnly)))
+	if k.before != nil {
+		// Before the wait: the call is sent as soon as the limits let it,
+		// so that calls arrive as evenly spaced as they start.
+		if err := k.before(); err != nil {
+			return answer{}, err
+		}
 	}
-	if err := ctx.Err(); err != nil {
-		return answer{}, casefile.Errorf(casefile.ErrTransient, "%w", err)
+	if err := c.wait(ctx, k); err != nil {
+		return answer{}, err
 	}
-	if err := lim.wait(ctx); err != nil {
-		return answer{}, casefile.Errorf(casefile.ErrTransient, "waiting for my turn: %w", err)
+	target := c.base + k.path
+	if len(k.query) > 0 {
+		target += "?" + k.query.Encode()
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, c.base+path+"?"+query.Encode(), nil)
+	var body io.Reader
+	if k.form != nil {
+		body = strings.NewReader(k.form.Encode())
+	}
+	req, err := http.NewRequestWithContext(ctx, k.method, target, body)
 	if err != nil {
 		return answer{}, casefile.Errorf(casefile.ErrInvalid, "build request: %w", err)
 	}
 	req.Header.Set("User-Agent", c.agent)
 	req.Header.Set("Accept", "application/json")
+	if k.form != nil {
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	}
+	if k.auth && c.auth != "" {
+		req.Header.Set("Authorization", c.auth)
+	}
 	resp, err := c.http.Do(req)
 	if err != nil {
 		// A *url.Error repeats the whole request URL; the operation is
@@ -164,20 +267,26 @@ func (c *Client) get(ctx context.Context, lim *limiter, path string, query url.V
 		return answer{}, casefile.Errorf(casefile.ErrTransient, "%w", err)
 	}
 	defer resp.Body.Close()
-	body, err := io.ReadAll(io.LimitReader(resp.Body, maxBody+1))
+	data, err := io.ReadAll(io.LimitReader(resp.Body, maxBody+1))
 	if err != nil {
 		return answer{}, casefile.Errorf(casefile.ErrTransient, "read answer: %w", err)
 	}
 	if resp.StatusCode == http.StatusTooManyRequests {
 		pause := c.brk.trip(c.now())
+		if c.shared || k.lane != LaneLookup {
+			pause, _ = c.gate.Trip429(context.WithoutCancel(ctx))
+		}
 		return answer{}, casefile.Errorf(casefile.ErrTransient, "%w", casefile.Errorf(errRateLimited,
 			"answered 429 Too Many Requests, pausing all calls for %s", pause))
 	}
 	c.brk.reset()
-	if len(body) > maxBody {
+	if c.shared || k.lane != LaneLookup {
+		c.gate.Good(ctx)
+	}
+	if len(data) > maxBody {
 		return answer{}, casefile.Errorf(casefile.ErrTransient, "answer over %d bytes", maxBody)
 	}
-	return answer{status: resp.StatusCode, body: body}, nil
+	return answer{status: resp.StatusCode, body: data, contentType: resp.Header.Get("Content-Type")}, nil
 }
 
 // statusText describes an answer's status for an error message.

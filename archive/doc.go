@@ -1,15 +1,20 @@
-// Package archive finds Wayback Machine captures of source pages, so that
-// every source of a case can carry an archive link.
+// Package archive finds and makes Wayback Machine captures of source pages,
+// so that every source of a case can carry an archive link.
 //
 // A [Client] asks the CDX API for the latest capture of a URL, with the
-// availability API as a fallback when CDX fails, and builds the one stored
-// link form https://web.archive.org/web/<14-digit timestamp>/<original>.
-// [Unwrap] recognises links that are already Wayback captures. A lookup
-// failure never means "not archived": callers leave sources[].archived null
-// and try again later.
+// availability API as a fallback when CDX fails ([Client.Lookup]), requests
+// captures through Save Page Now 2 ([Client.Submit], [Client.JobStatus]) and
+// verifies them in CDX ([Client.CapturedSince]). Links are built only from a
+// CDX row or a finished job, in the one stored form
+// https://web.archive.org/web/<14-digit timestamp>/<original>; [Unwrap]
+// recognises links that are already captures. A lookup failure never means
+// "not archived".
 //
-// The client is built for one more endpoint class: requesting new captures
-// through Save Page Now (docs/sources.md) will add a submit method and its own
-// limiter beside the lookup ones, sharing the transport, the body cap and the
-// pause-all breaker that a 429 from any Wayback endpoint trips.
+// A [Gate] holds the limits of every call (spacing per lane, captures in
+// flight, daily caps, the breakers' pauses) across every process that
+// shares its [SharedState]. A [Stage] advances one source's archive request
+// (casefile.ArchiveRequest) a step at a time: lookup, submit, poll, verify,
+// recording each capture request before it is sent so that a crash never
+// makes a second one blindly. docs/wayback.md describes the Wayback
+// Machine's behaviour the package relies on; package archivetest fakes it.
 package archive

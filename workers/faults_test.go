@@ -28,6 +28,9 @@ func TestMain(m *testing.M) {
 	if os.Getenv("CASEFILE_TEST_WORKER") == "1" {
 		os.Exit(workerProcess())
 	}
+	if os.Getenv("CASEFILE_TEST_ARCHIVE_WORKER") == "1" {
+		os.Exit(archiveWorkerProcess())
+	}
 	os.Exit(m.Run())
 }
 

@@ -113,7 +113,7 @@ func (s *site) Hits(path string) int {
 func (s *site) pageURL(n int) string { return fmt.Sprintf("%s/blog/incident-%d", s.URL, n) }
 
 // newDrafter is the real draft step against local servers.
-func newDrafter(t *testing.T, wayback *archivetest.Fake) (*draftstep.Drafter, workers.Archiver) {
+func newDrafter(t *testing.T, wayback *archivetest.Fake) (*draftstep.Drafter, *archive.Stage) {
 	t.Helper()
 	f, err := crawl.New(crawl.Config{AllowPrivate: true, Timeout: 5 * time.Second})
 	if err != nil {
@@ -121,9 +121,19 @@ func newDrafter(t *testing.T, wayback *archivetest.Fake) (*draftstep.Drafter, wo
 	}
 	wb := httptest.NewServer(wayback)
 	t.Cleanup(wb.Close)
-	arch := archive.New(archive.Config{BaseURL: wb.URL, HTTPClient: wb.Client(), MinInterval: -1})
-	return &draftstep.Drafter{Fetcher: f}, arch
+	arch := archive.New(archive.Config{BaseURL: wb.URL, HTTPClient: wb.Client(), AccessKey: "k", Secret: "s",
+		Gate: archive.NewGate(nil, fastLimits, nil)})
+	return &draftstep.Drafter{Fetcher: f}, archive.NewStage(arch, fastStage)
 }
+
+// fastLimits are Wayback limits for a local fake: none but a few places.
+var fastLimits = archive.Limits{CapturesPerMinute: -1, LookupsPerMinute: -1, CapturesPerDay: -1, LookupsPerDay: -1,
+	FirstPause: 100 * time.Millisecond}
+
+// fastStage polls a local fake often and takes any capture as recent
+// enough (the fixtures' captures date from 2024).
+var fastStage = archive.StageConfig{MaxAge: 100 * 365 * 24 * time.Hour, PollEvery: 20 * time.Millisecond,
+	VerifyAfter: 50 * time.Millisecond, RecheckAfter: 50 * time.Millisecond, Backoff: []time.Duration{50 * time.Millisecond}}
 
 var fastQueue = workers.QueueConfig{AckWait: 3 * time.Second, MaxDeliver: 3}
 

@@ -17,6 +17,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/incidentlib/casefile"
+	"github.com/incidentlib/casefile/archive"
 	"github.com/incidentlib/casefile/workers/draftstep"
 )
 
@@ -35,14 +36,29 @@ type Archiver interface {
 	Lookup(ctx context.Context, rawURL string) (string, error)
 }
 
+// ArchiveStage advances archive requests; *archive.Stage is one.
+type ArchiveStage interface {
+	Advance(ctx context.Context, r casefile.ArchiveRequest, save archive.SaveFunc) (casefile.ArchiveRequest, error)
+}
+
 // Config configures a Pipeline. The zero value means the defaults.
 type Config struct {
 	Queue QueueConfig
 	// FetchSlots is how many pages one process drafts at once. Default 4.
 	FetchSlots int
-	// StoreSlots and ArchiveSlots likewise for the other stages. Default 2.
-	StoreSlots   int
+	// StoreSlots likewise for the store stage. Default 2.
+	StoreSlots int
+	// ArchiveSlots is how many archive requests one process advances at
+	// once. Default 3. The Wayback limits hold across processes whatever
+	// the slots (see archive.Gate).
 	ArchiveSlots int
+	// ArchiveLease is how long a worker holds an archive request it works
+	// on; a crashed worker's requests are taken up again after it. One
+	// turn of a request is bounded by three quarters of it. Default 5m.
+	ArchiveLease time.Duration
+	// ArchiveSweep is how often the archive stage looks for due requests
+	// when no message wakes it. Default 1s.
+	ArchiveSweep time.Duration
 	// Heartbeat is the interval of in-progress signals on a running job.
 	// Default AckWait/3.
 	Heartbeat time.Duration
@@ -79,7 +95,13 @@ func (c Config) withDefaults() Config {
 		c.StoreSlots = 2
 	}
 	if c.ArchiveSlots <= 0 {
-		c.ArchiveSlots = 2
+		c.ArchiveSlots = defaultArchiveSlots
+	}
+	if c.ArchiveLease <= 0 {
+		c.ArchiveLease = defaultArchiveLease
+	}
+	if c.ArchiveSweep <= 0 {
+		c.ArchiveSweep = defaultArchiveSweep
 	}
 	if c.Heartbeat <= 0 {
 		c.Heartbeat = c.Queue.AckWait / 3
@@ -115,8 +137,10 @@ type Pipeline struct {
 	Store casefile.Store
 	// Draft drafts a URL (fetch workers).
 	Draft DraftFunc
-	// Archive looks up captures (archive workers); nil disables the stage.
-	Archive Archiver
+	// Archive advances the archive requests the store holds (archive
+	// workers): lookups, capture requests, polls. Nil disables the stage;
+	// requests then wait in the store.
+	Archive ArchiveStage
 	Roles   Roles
 	Config  Config
 	Log     *slog.Logger
@@ -125,8 +149,9 @@ type Pipeline struct {
 	// (NATS unreachable, no JetStream leader yet) and nil once they are.
 	OnSetup func(err error)
 
-	kick chan struct{}
-	once sync.Once
+	kick        chan struct{}
+	archiveKick chan struct{}
+	once        sync.Once
 }
 
 type fetchJob struct {
@@ -151,6 +176,7 @@ func (p *Pipeline) init() {
 	p.once.Do(func() {
 		p.Config = p.Config.withDefaults()
 		p.kick = make(chan struct{}, 1)
+		p.archiveKick = make(chan struct{}, 1)
 		if p.Log == nil {
 			p.Log = slog.Default()
 		}
@@ -199,9 +225,10 @@ func (p *Pipeline) Run(ctx context.Context) error {
 			return p.pull(ctx, StreamName, ConsumerStore, p.Config.StoreSlots, storeGroup, p.storeDrafts)
 		})
 		if p.Archive != nil {
-			start("archive workers", func(ctx context.Context) error {
-				return p.consume(ctx, StreamName, ConsumerArchive, p.Config.ArchiveSlots, p.handleArchive)
+			start("archive bell", func(ctx context.Context) error {
+				return p.consume(ctx, StreamName, ConsumerArchive, 1, p.handleArchive)
 			})
+			start("archive workers", p.archiveLoop)
 		}
 		start("dead-letter recorder", p.recordDeadLetters)
 	}
@@ -765,46 +792,19 @@ func (p *Pipeline) afterSave(ctx context.Context, msg jetstream.Msg, job draftJo
 	p.Metrics.outcomes.WithLabelValues(string(casefile.StateDrafted)).Inc()
 	p.Log.Info("draft stored", "submission", job.SubmissionID, "case", saved.CaseID, "new", saved.Inserted,
 		"kept_reviewed", saved.Kept, "unchanged", saved.Unchanged, "url", job.URL)
-	if p.Archive == nil || saved.Kept {
-		return nil // a reviewed case changes only through a review
+	if p.Archive == nil {
+		return nil
 	}
 	if src := job.Draft.Case.Sources; len(src) > 0 && src[0].Archived != nil {
 		return nil
 	}
+	// The archive request was stored with the draft; this only rings the
+	// bell, and a lost message costs one sweep interval.
 	data, _ := json.Marshal(archiveJob{SubmissionID: job.SubmissionID, URL: job.URL, CanonicalURL: job.CanonicalURL})
 	if _, err := p.JS.Publish(ctx, SubjectArchive, data, jetstream.WithMsgID(fmt.Sprintf("archive-%d", job.SubmissionID))); err != nil {
-		return casefile.Errorf(casefile.ErrTransient, "queue archive lookup of %s: %w", job.URL, err)
+		p.Log.Debug("archive bell not rung; the sweep finds the request", "url", job.URL, "err", err)
 	}
 	return nil
-}
-
-func (p *Pipeline) handleArchive(ctx context.Context, msg jetstream.Msg) error {
-	var job archiveJob
-	if err := json.Unmarshal(msg.Data(), &job); err != nil || job.URL == "" {
-		if err == nil {
-			err = errors.New("missing url")
-		}
-		return p.poison(ctx, "archive", msg, err)
-	}
-	lctx, cancel := context.WithTimeout(ctx, time.Minute)
-	link, err := p.Archive.Lookup(lctx, job.URL)
-	cancel()
-	if err != nil {
-		if casefile.KindOf(err) == casefile.KindTransient && !p.lastAttempt(msg) {
-			return err
-		}
-		// The draft is stored; a missing archive link is not a failure of
-		// the submission.
-		p.Log.Warn("archive lookup gave up; archived stays null", "url", job.URL, "err", err)
-		return nil
-	}
-	if link == "" {
-		p.Log.Info("no archive capture yet", "url", job.URL)
-		return nil
-	}
-	return p.withStore(ctx, func(ctx context.Context) error {
-		return p.Store.SetArchived(ctx, job.CanonicalURL, link)
-	})
 }
 
 // maxDeliveriesAdvisory is the payload of a MAX_DELIVERIES advisory.

@@ -1,12 +1,16 @@
-// Package archivetest provides a fake Wayback Machine for tests and
-// evaluations: one http.Handler with in-memory captures and knobs for the
-// failures docs/sources.md describes (blocked URLs, 429 and 5xx answers, latency,
-// the availability API's empty answers).
+// Package archivetest provides a fake Wayback Machine for tests,
+// benchmarks and evaluations: one http.Handler with in-memory captures and
+// knobs for the behaviours docs/wayback.md describes.
 //
-// It serves the lookup routes: GET /wayback/available, GET /cdx/search/cdx
-// and GET /web/<ts>/<url>. The Save Page Now routes (/save, /save/status),
-// TimeMaps, visibility lag and a settable clock belong to the issue that
-// adds capture requests to package archive.
+// Lookup routes: GET /wayback/available, GET /cdx/search/cdx and
+// GET /web/<ts>/<url>, with blocked URLs, 429 and 5xx answers, latency and
+// the availability API's empty answers. Save Page Now routes: POST /save,
+// GET /save/status/<job> and POST /save/status, GET /save/status/user and
+// /save/status/system, with keys, per-minute limits (429 without
+// Retry-After), capture places (error:user-session-limit), per-URL and
+// account daily caps, errors as HTTP 200 JSON, pending jobs, "same
+// snapshot" answers, ambiguous answers (523 while the capture is still
+// made) and an index lag before a new capture shows in lookups.
 package archivetest
 
 import (
@@ -29,6 +33,11 @@ const (
 	RouteCDX       = "cdx"       // GET /cdx/search/cdx
 	RouteWeb       = "web"       // GET /web/...
 	RouteUnknown   = "unknown"   // any other path (answered 404)
+
+	RouteSave       = "save"        // POST /save
+	RouteSaveStatus = "save-status" // GET /save/status/<job>, POST /save/status
+	RouteSaveUser   = "save-user"   // GET /save/status/user
+	RouteSaveSystem = "save-system" // GET /save/status/system
 )
 
 // tsLayout is the Wayback timestamp layout, in UTC.
@@ -39,6 +48,9 @@ type capture struct {
 	original string
 	ts       string // 14 digits, UTC
 	status   string // "200", "404", ... or "-" for a revisit
+	// visible is when the index shows a capture made through Save Page
+	// Now (the index lag); zero for captures added as visible.
+	visible time.Time
 }
 
 // Fake is an in-memory Wayback Machine. The zero value is not usable; call
@@ -50,9 +62,11 @@ type Fake struct {
 	blocked    map[string]bool      // by urlKey
 	failure    int
 	routeFail  map[string]int
+	failOnce   map[string][]int
 	latency    time.Duration
 	availEmpty bool
 	calls      map[string]int
+	spn        spnState
 }
 
 // NewFake returns a fake with no captures and no failures.
@@ -61,7 +75,9 @@ func NewFake() *Fake {
 		captures:  map[string][]capture{},
 		blocked:   map[string]bool{},
 		routeFail: map[string]int{},
+		failOnce:  map[string][]int{},
 		calls:     map[string]int{},
+		spn:       newSPNState(),
 	}
 }
 
@@ -129,6 +145,14 @@ func (f *Fake) SetRouteFailure(route string, code int) {
 	f.routeFail[route] = code
 }
 
+// SetRouteFailureOnce makes the next calls of a route answer the given
+// HTTP statuses, one call each, in order.
+func (f *Fake) SetRouteFailureOnce(route string, codes ...int) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.failOnce[route] = append(f.failOnce[route], codes...)
+}
+
 // SetLatency makes every call wait d before answering, or until the
 // request's context ends, in which case nothing is answered.
 func (f *Fake) SetLatency(d time.Duration) {
@@ -169,6 +193,9 @@ func (f *Fake) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if rc, ok := f.routeFail[route]; ok {
 		code = rc
 	}
+	if q := f.failOnce[route]; len(q) > 0 {
+		code, f.failOnce[route] = q[0], q[1:]
+	}
 	f.mu.Unlock()
 
 	if latency > 0 {
@@ -182,6 +209,11 @@ func (f *Fake) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	if code != 0 {
 		failPage(w, code)
+		return
+	}
+	switch route {
+	case RouteSave, RouteSaveStatus, RouteSaveUser, RouteSaveSystem:
+		f.serveSave(w, r, route)
 		return
 	}
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
@@ -202,6 +234,14 @@ func (f *Fake) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 func routeOf(path string) string {
 	switch {
+	case path == "/save" || path == "/save/":
+		return RouteSave
+	case path == "/save/status/user":
+		return RouteSaveUser
+	case path == "/save/status/system":
+		return RouteSaveSystem
+	case path == "/save/status" || strings.HasPrefix(path, "/save/status/"):
+		return RouteSaveStatus
 	case path == "/wayback/available":
 		return RouteAvailable
 	case path == "/cdx/search/cdx":
@@ -241,12 +281,18 @@ func (f *Fake) lookup(asked string, match func(key string) bool) (cs []capture, 
 		}
 	}
 	askedKey := urlKey(asked)
+	now := f.spn.now()
 	if f.all != "" && !seen[askedKey] {
 		keys = append(keys, askedKey)
 	}
 	sort.Strings(keys)
 	for _, k := range keys {
-		rows := append([]capture(nil), f.captures[k]...)
+		var rows []capture
+		for _, c := range f.captures[k] {
+			if c.visible.IsZero() || !now.Before(c.visible) {
+				rows = append(rows, c)
+			}
+		}
 		if f.all != "" && k == askedKey {
 			rows = append(rows, capture{original: absolute(asked), ts: f.all, status: "200"})
 		}

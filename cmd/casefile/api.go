@@ -53,6 +53,8 @@ func (s *api) routes() http.Handler {
 	mux.HandleFunc("POST /api/cases/{id}/reject", s.requireWriter(s.rejectCase))
 	mux.HandleFunc("POST /api/cases/{id}/merge", s.requireWriter(s.mergeCase))
 	mux.HandleFunc("GET /api/cases/{id}/history", s.caseHistory)
+	mux.HandleFunc("GET /api/cases/{id}/archive", s.caseArchive)
+	mux.HandleFunc("GET /api/archive", s.archiveStatus)
 	s.ready.register(mux)
 	if s.metrics != nil {
 		mux.Handle("GET /metrics", s.metrics)

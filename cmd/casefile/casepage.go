@@ -109,6 +109,9 @@ type casePageData struct {
 	Related, Recurrence []proposal
 	// Merges are cases this draft likely repeats as another source.
 	Merges []proposal
+	// Archive is the archive request of the case's source (state none
+	// when it has none).
+	Archive casefile.ArchiveRequest
 }
 
 var caseTemplate = template.Must(template.New("case").Funcs(pageFuncs).Parse(layoutTemplate + `{{template "head" .}}
@@ -122,6 +125,11 @@ var caseTemplate = template.Must(template.New("case").Funcs(pageFuncs).Parse(lay
 <p>Source: {{with httpURL $c.SourceURL}}<a id="live" href="{{.}}" rel="noopener noreferrer">{{.}}</a>{{else}}{{$c.SourceURL}}{{end}}
 {{range $i, $src := $c.Case.Sources}}{{if $i}}<br>Also: {{with httpURL $src.URL}}<a class="source" href="{{.}}" rel="noopener noreferrer">{{.}}</a>{{else}}{{$src.URL}}{{end}} ({{$src.Kind}}){{end}}{{with $src.Archived}} · {{with httpURL .}}<a class="archived" href="{{.}}" rel="noopener noreferrer">archived copy</a>{{else}}{{.}}{{end}}{{end}}{{end}}
  · <a href="/api/cases/{{$c.ID}}">JSON</a></p>
+{{with .Archive}}<p id="archive">Archive: <span class="archive-state {{.State}}" id="archive-state">{{.State}}</span>
+{{- if eq (print .State) "archived"}} ({{if eq .Origin "captured"}}captured here{{else}}an existing capture{{end}}{{with .Timestamp}}, {{.}}{{end}})
+{{- else if eq (print .State) "pending"}} ({{.Step}}{{if not .RetryAt.IsZero}}, next step at {{.RetryAt.UTC.Format "2006-01-02 15:04:05"}} UTC{{end}}{{if .Attempts}}, {{.Attempts}} failed attempts{{end}}){{with .Reason}}: <span id="archive-reason">{{.}}</span>{{end}}
+{{- else if eq (print .State) "failed"}}: <span id="archive-reason">{{.Reason}}</span>
+{{- else}}: no archive request yet{{end}}</p>{{end}}
 {{with .Message}}<p class="notice error" role="alert" id="message">{{.}}</p>{{end}}
 
 {{if not $can}}<p class="notice">{{if .Accounts}}<a href="/signin?next={{.Here}}">Sign in</a> to edit, approve or reject this case.{{else}}Changes need the API token here; add a reviewer account (<code>casefile reviewers add NAME</code>) to review in the browser.{{end}}</p>
@@ -358,6 +366,10 @@ func (s *api) renderCase(w http.ResponseWriter, r *http.Request, status int, msg
 	}
 	p.Here = "/cases/" + c.ID
 	data := casePageData{page: p, C: c, Fields: caseRows(c, entered, ee), Events: caseEvents(c.Timeline), History: hist, Message: msg}
+	if data.Archive, err = sourceArchive(r.Context(), s.store, c.SourceURL); err != nil {
+		s.writeStoreError(w, r, err)
+		return
+	}
 	if p.CanWrite && c.Status == casefile.CaseDraft {
 		others, err := s.store.Cases(r.Context(), casefile.CaseFilter{Limit: proposalScan})
 		if err != nil {

@@ -117,6 +117,7 @@ Exit status: 0 done, 2 invalid input, 3 not a postmortem, 4 the fetch failed,
 		a.casesCommand(),
 		a.reviewersCommand(),
 		a.deadLettersCommand(),
+		a.archiveCommand(),
 		a.healthCommand(),
 	)
 	return root

@@ -308,8 +308,12 @@ func (a *app) runNode(ctx context.Context, f *nodeFlags) (err error) {
 			return err
 		}
 		p.Draft = d.Draft
-		p.Archive = d.Archive
-		d.Archive = nil // the archive stage looks it up after the draft is stored
+		if d.Archive != nil {
+			d.Archive = nil // the archive stage runs after the draft is stored
+			if p.Archive, err = f.archiveStage(js); err != nil {
+				return err
+			}
+		}
 	}
 
 	a.log.Info("casefile starting", "version", version, "store", storeName, "nats", natsName,

@@ -196,6 +196,9 @@ func queueDrafted(b *pgx.Batch, submissionID, sourceID int64, c casefile.Case, s
 			fetch_state = 'fetched', last_fetched_at = $3, updated_at = $3
 		WHERE id = $1`, sourceID, store.SourceKind(c, sourceURL), now)
 	b.Queue(`UPDATE submissions SET state = 'drafted', error = '', updated_at = $2 WHERE id = $1`, submissionID, now)
+	// The source's archive request, in the transaction that stores its
+	// draft: recorded before any call to the archive, never lost.
+	b.Queue(requestFromDraftSQL, sourceID, submissionID, now)
 	b.Queue(settleAnsweredSQL, submissionID, now)
 }
 
@@ -217,6 +220,9 @@ func (s *Store) SetArchived(ctx context.Context, sourceURL, archived string) err
 			WHERE url = $1 RETURNING id`, sourceURL, archived, now).Scan(&sourceID)
 		if err != nil {
 			return notFound(err, "source %s not found", sourceURL)
+		}
+		if _, err := tx.Exec(ctx, settleRequestSQL, sourceID, archived, now); err != nil {
+			return err
 		}
 		return s.patchCaseArchived(ctx, tx, sourceID, sourceURL, archived, now)
 	})

@@ -36,6 +36,9 @@ func (s *Store) ImportCase(ctx context.Context, sourceURL string, c casefile.Cas
 		if err != nil {
 			return err
 		}
+		if _, err := tx.Exec(ctx, requestFromImportSQL, sourceID, sourceURL, now); err != nil {
+			return err
+		}
 		var rowID int64
 		var have string
 		var body []byte

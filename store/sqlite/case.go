@@ -190,6 +190,11 @@ func noteDrafted(ctx context.Context, tx *sql.Tx, submissionID, sourceID int64, 
 	if err != nil {
 		return err
 	}
+	// The source's archive request, in the transaction that stores its
+	// draft: recorded before any call to the archive, never lost.
+	if _, err := tx.ExecContext(ctx, requestFromDraftSQL, sourceID, submissionID, ts(now)); err != nil {
+		return err
+	}
 	return settleAnswered(ctx, tx, submissionID, now)
 }
 
@@ -211,6 +216,9 @@ func (s *Store) SetArchived(ctx context.Context, sourceURL, archived string) err
 			WHERE url = ?1 RETURNING id`, sourceURL, archived, ts(now)).Scan(&sourceID)
 		if err != nil {
 			return notFound(err, "source %s not found", sourceURL)
+		}
+		if _, err := tx.ExecContext(ctx, settleRequestSQL, sourceID, archived, ts(now)); err != nil {
+			return err
 		}
 		return patchCaseArchived(ctx, tx, sourceID, sourceURL, archived, now)
 	})

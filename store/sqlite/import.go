@@ -32,6 +32,9 @@ func (s *Store) ImportCase(ctx context.Context, sourceURL string, c casefile.Cas
 		if err != nil {
 			return err
 		}
+		if _, err := tx.ExecContext(ctx, requestFromImportSQL, sourceID, sourceURL, ts(now)); err != nil {
+			return err
+		}
 		var rowID int64
 		var have, body string
 		var imported bool

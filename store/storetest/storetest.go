@@ -77,6 +77,7 @@ func Run(t *testing.T, open func(t *testing.T) casefile.Store) {
 		{"the crawl seen set is per source and notices changed marks", testCrawlSeen},
 		{"one process at a time holds a source's crawl lease", testCrawlLease},
 	}
+	tests = append(tests, archiveTests...)
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
