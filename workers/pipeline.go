@@ -108,6 +108,9 @@ func (c Config) withDefaults() Config {
 // DraftFunc drafts one URL; (*draftstep.Drafter).Draft is one.
 type DraftFunc func(ctx context.Context, rawURL string) (draftstep.Result, error)
 
+// RedraftFunc drafts a stored page again; (*draftstep.Drafter).Redraft is one.
+type RedraftFunc func(ctx context.Context, sp casefile.StoredPage) (draftstep.Result, error)
+
 // Pipeline runs casefile's queue stages against one JetStream and one
 // review store.
 type Pipeline struct {
@@ -121,6 +124,16 @@ type Pipeline struct {
 	Config  Config
 	Log     *slog.Logger
 	Metrics *Metrics
+	// Pages, when set, keeps every page the fetch workers read (see
+	// casefile.PageStore) and runs the re-draft stage, which drafts stored
+	// pages again with Redraft. Nil: pages are not kept.
+	Pages casefile.PageStore
+	// Redraft drafts a stored page again without fetching;
+	// (*draftstep.Drafter).Redraft is one. Nil disables the re-draft stage.
+	Redraft RedraftFunc
+	// Extractor names the extractor the workers run, recorded on the pages
+	// they read (draftstep.Extractor()).
+	Extractor string
 	// OnSetup, when set, hears each failed attempt to set up the streams
 	// (NATS unreachable, no JetStream leader yet) and nil once they are.
 	OnSetup func(err error)
@@ -198,6 +211,11 @@ func (p *Pipeline) Run(ctx context.Context) error {
 		start("store workers", func(ctx context.Context) error {
 			return p.pull(ctx, StreamName, ConsumerStore, p.Config.StoreSlots, storeGroup, p.storeDrafts)
 		})
+		if p.Pages != nil && p.Redraft != nil {
+			start("re-draft workers", func(ctx context.Context) error {
+				return p.consume(ctx, StreamName, ConsumerRedraft, p.Config.FetchSlots, p.handleRedraft)
+			})
+		}
 		if p.Archive != nil {
 			start("archive workers", func(ctx context.Context) error {
 				return p.consume(ctx, StreamName, ConsumerArchive, p.Config.ArchiveSlots, p.handleArchive)
@@ -619,6 +637,9 @@ func (p *Pipeline) handleFetch(ctx context.Context, msg jetstream.Msg) error {
 		p.Metrics.fetchSeconds.Observe(res.FetchTime.Seconds())
 	}
 	kind := casefile.KindOf(err)
+	if kind == casefile.KindNone || kind == casefile.KindNotPostmortem {
+		p.keepPage(ctx, job.SubmissionID, res.Page)
+	}
 	finish := func(state casefile.SubmissionState, reason string) error {
 		p.Metrics.outcomes.WithLabelValues(string(state)).Inc()
 		p.Log.Info("submission finished", "submission", job.SubmissionID, "url", job.URL, "state", state, "reason", reason)

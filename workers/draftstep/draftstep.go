@@ -111,20 +111,9 @@ func (d *Drafter) Draft(ctx context.Context, rawURL string) (Result, error) {
 	fetchExtra(extract.MoreURLs(page.FinalURL, page.Extra)) // a long topic's later posts
 	res.Page = page
 
-	doc, err := extract.Page(ctx, page)
+	draft, err := draftPage(ctx, &res)
 	if err != nil {
 		return res, err
-	}
-	res.Document = doc
-	if v := doc.Postmortem; !v.IsPostmortem {
-		return res, casefile.Errorf(casefile.ErrNotPostmortem, "not a postmortem (score %.2f, below the threshold %.2f): %s", v.Score, extract.PostmortemThreshold, strings.Join(v.Reasons, "; "))
-	}
-	draft, err := normalize.Draft(doc)
-	if err != nil {
-		return res, err
-	}
-	if len(draft.Case.Sources) > 0 {
-		draft.Case.Sources[0].URL = normalize.CitedURL(sourceURL(page))
 	}
 
 	if archiveDone != nil {
@@ -164,6 +153,45 @@ func (d *Drafter) log() *slog.Logger {
 		return d.Log
 	}
 	return slog.Default()
+}
+
+// draftPage extracts and drafts res.Page, setting res.Document: the part
+// of the draft step a stored page goes through again.
+func draftPage(ctx context.Context, res *Result) (casefile.Draft, error) {
+	doc, err := extract.Page(ctx, res.Page)
+	if err != nil {
+		return casefile.Draft{}, err
+	}
+	res.Document = doc
+	if v := doc.Postmortem; !v.IsPostmortem {
+		return casefile.Draft{}, casefile.Errorf(casefile.ErrNotPostmortem, "not a postmortem (score %.2f, below the threshold %.2f): %s", v.Score, extract.PostmortemThreshold, strings.Join(v.Reasons, "; "))
+	}
+	draft, err := normalize.Draft(doc)
+	if err != nil {
+		return casefile.Draft{}, err
+	}
+	if len(draft.Case.Sources) > 0 {
+		draft.Case.Sources[0].URL = normalize.CitedURL(sourceURL(res.Page))
+	}
+	return draft, nil
+}
+
+// Redraft drafts a stored page again through the current extractor: it
+// extracts, drafts and validates, and never fetches anything (the page's
+// related resources come from the store too) nor looks up an archive
+// capture (the store keeps the source's). Errors as Draft's, but never a
+// fetch's.
+func (d *Drafter) Redraft(ctx context.Context, sp casefile.StoredPage) (Result, error) {
+	res := Result{CanonicalURL: sp.SourceURL, Page: sp.Page}
+	draft, err := draftPage(ctx, &res)
+	if err != nil {
+		return res, err
+	}
+	if err := normalize.Validate(draft.Case); err != nil {
+		return res, fmt.Errorf("re-draft of %s does not validate: %w", sp.SourceURL, err)
+	}
+	res.Draft = draft
+	return res, nil
 }
 
 // fetchTarget is the address to fetch for a submitted URL: the original
