@@ -43,6 +43,10 @@ type Config struct {
 	// StoreSlots and ArchiveSlots likewise for the other stages. Default 2.
 	StoreSlots   int
 	ArchiveSlots int
+	// RedraftSlots is how many stored pages one process re-drafts at once.
+	// A re-draft waits on no site, only on the CPU and the review store,
+	// and a few jobs in hand keep both busy. Default 8.
+	RedraftSlots int
 	// Heartbeat is the interval of in-progress signals on a running job.
 	// Default AckWait/3.
 	Heartbeat time.Duration
@@ -77,6 +81,9 @@ func (c Config) withDefaults() Config {
 	}
 	if c.StoreSlots <= 0 {
 		c.StoreSlots = 2
+	}
+	if c.RedraftSlots <= 0 {
+		c.RedraftSlots = 8
 	}
 	if c.ArchiveSlots <= 0 {
 		c.ArchiveSlots = 2
@@ -213,7 +220,7 @@ func (p *Pipeline) Run(ctx context.Context) error {
 		})
 		if p.Pages != nil && p.Redraft != nil {
 			start("re-draft workers", func(ctx context.Context) error {
-				return p.consume(ctx, StreamName, ConsumerRedraft, p.Config.FetchSlots, p.handleRedraft)
+				return p.consume(ctx, StreamName, ConsumerRedraft, p.Config.RedraftSlots, p.handleRedraft)
 			})
 		}
 		if p.Archive != nil {
