@@ -69,6 +69,7 @@ func (f *nodeFlags) register(cmd *cobra.Command, listenDefault string) {
 	f.hostPacing = envOr("CASEFILE_HOST_PACING", "1") != "0"
 	if f.roles.Workers {
 		f.fetch.register(cmd)
+		f.fetch.registerModel(cmd)
 		fs.IntVar(&f.fetchSlots, "fetch-workers", 4, "pages this process drafts at once")
 		f.fetch.hostDelay = time.Second
 		if v := os.Getenv("CASEFILE_HOST_DELAY"); v != "" {

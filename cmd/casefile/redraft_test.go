@@ -1,13 +1,18 @@
 package main
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/incidentlib/casefile"
+	"github.com/incidentlib/casefile/modeldraft"
 )
 
 func TestRedraftCommandReDraftsStoredPagesWithoutTheSite(t *testing.T) {
@@ -97,5 +102,58 @@ func TestReDraftProposalIsAcceptedFieldByFieldOnTheCasePage(t *testing.T) {
 	}
 	if page, _ = getPage(t, c, f.srv.URL+"/cases/"+id); strings.Contains(page, `id="proposal"`) {
 		t.Errorf("a dismissed proposal is still shown")
+	}
+}
+
+func TestDraftWithAModelServer(t *testing.T) {
+	site := pipelineSite(t)
+	var calls atomic.Int64
+	model := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		calls.Add(1)
+		if r.Header.Get("Authorization") != "Bearer k1" {
+			http.Error(w, "no key", http.StatusUnauthorized)
+			return
+		}
+		a := modeldraft.Answer{
+			Title:   modeldraft.Text{EN: "Invented but page-true title", KO: "한국어 제목"},
+			Summary: modeldraft.Text{EN: "A summary the model wrote.", KO: "모델이 쓴 요약."},
+		}
+		content, _ := json.Marshal(a)
+		json.NewEncoder(w).Encode(map[string]any{"choices": []any{map[string]any{"message": map[string]any{"content": string(content)}}}})
+	}))
+	defer model.Close()
+	t.Setenv("CASEFILE_LLM_API_KEY", "k1")
+	for _, tt := range []struct {
+		name      string
+		args      []string
+		wantCode  int
+		wantTitle string
+		wantBy    string
+	}{
+		{"without --llm nothing changes", nil, 0, "", casefile.WrittenByCasefile},
+		{"with --llm the model writes the prose", []string{"--llm", model.URL, "--llm-model", "tiny"}, 0, "한국어 제목", "casefile+model:tiny"},
+		{"--llm without a model is a usage error", []string{"--llm", model.URL}, 2, "", ""},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			var stdout, stderr bytes.Buffer
+			args := append([]string{"draft", "--no-archive", "--allow-private", "--log-level", "error"}, tt.args...)
+			code := run(context.Background(), append(args, site.URL+"/incidents/acme"), &stdout, &stderr)
+			if code != tt.wantCode {
+				t.Fatalf("exit %d, want %d: %s", code, tt.wantCode, stderr.String())
+			}
+			if code != 0 {
+				return
+			}
+			var c casefile.Case
+			if err := json.Unmarshal(stdout.Bytes(), &c); err != nil {
+				t.Fatal(err)
+			}
+			if c.Title.KO != tt.wantTitle || c.Review.WrittenBy != tt.wantBy {
+				t.Errorf("title.ko %q, written_by %q; want %q, %q", c.Title.KO, c.Review.WrittenBy, tt.wantTitle, tt.wantBy)
+			}
+		})
+	}
+	if calls.Load() != 1 {
+		t.Errorf("%d model calls, want 1", calls.Load())
 	}
 }

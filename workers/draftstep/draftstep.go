@@ -27,6 +27,13 @@ type Archiver interface {
 	Lookup(ctx context.Context, rawURL string) (string, error)
 }
 
+// Modeler writes a rule-based draft's prose with a language model;
+// *modeldraft.Drafter satisfies it. On failure it returns the rule draft
+// and an error saying why.
+type Modeler interface {
+	Improve(ctx context.Context, page casefile.Page, doc casefile.Document, rule casefile.Draft) (casefile.Draft, error)
+}
+
 // Drafter runs the draft step for one URL: fetch, extract, normalize,
 // validate, and (when Archive is set) an archive lookup that never fails
 // the draft. A Wayback link given as the URL is fetched as its original
@@ -38,6 +45,11 @@ type Drafter struct {
 	Archive Archiver
 	// ArchiveTimeout bounds the archive lookup; default 20s.
 	ArchiveTimeout time.Duration
+	// Model, when set, writes the prose fields of every draft (see package
+	// modeldraft); nil drafts by the rules alone. A model that fails, or
+	// whose draft does not validate, leaves the rule-based draft, with a
+	// logged reason.
+	Model Modeler
 	// Log receives a line for every archive failure; default slog.Default().
 	Log *slog.Logger
 }
@@ -115,6 +127,7 @@ func (d *Drafter) Draft(ctx context.Context, rawURL string) (Result, error) {
 	if err != nil {
 		return res, err
 	}
+	draft = d.improve(ctx, &res, draft)
 
 	if archiveDone != nil {
 		select {
@@ -139,6 +152,23 @@ func (d *Drafter) Draft(ctx context.Context, rawURL string) (Result, error) {
 	}
 	res.Draft = draft
 	return res, nil
+}
+
+// improve has the model, when one is set, write the draft's prose; any
+// failure keeps the rule-based draft and is logged with its reason.
+func (d *Drafter) improve(ctx context.Context, res *Result, rule casefile.Draft) casefile.Draft {
+	if d.Model == nil {
+		return rule
+	}
+	improved, err := d.Model.Improve(ctx, res.Page, res.Document, rule)
+	if err == nil {
+		err = normalize.Validate(improved.Case)
+	}
+	if err != nil {
+		d.log().Warn("model drafter not used; the rule-based draft is kept", "url", res.CanonicalURL, "reason", err)
+		return rule
+	}
+	return improved
 }
 
 func (d *Drafter) archiveTimeout() time.Duration {
@@ -187,6 +217,7 @@ func (d *Drafter) Redraft(ctx context.Context, sp casefile.StoredPage) (Result, 
 	if err != nil {
 		return res, err
 	}
+	draft = d.improve(ctx, &res, draft)
 	if err := normalize.Validate(draft.Case); err != nil {
 		return res, fmt.Errorf("re-draft of %s does not validate: %w", sp.SourceURL, err)
 	}
