@@ -42,3 +42,19 @@ awk '
     if (nd && ng) printf "end to end (Postgres) / draft only: %.0f%% (medians %.0f vs %.0f pages/s)\n", 100*median(g, ng)/md, median(g, ng), md
     if (ns && nl) printf "heap at 100,000 queued URLs / at 1,000: %.2fx (medians %.2f vs %.2f MiB)\n", median(l, nl)/median(s, ns), median(l, nl), median(s, ns)
   }' "$out"
+# Re-drafting stored pages against drafting the same pages from memory:
+# the store's cost as a ratio, per run median.
+awk '
+  function median(a, n) { asort(a); return a[int((n+1)/2)] }
+  function metric(unit,   i) { for (i = 3; i < NF; i++) if ($(i+1) == unit) return $i; return "" }
+  /^BenchmarkRedraft\/from-memory-/     { m[nm++] = metric("pages/s") }
+  /^BenchmarkRedraft\/stored-sqlite-/   { s[ns++] = metric("pages/s") }
+  /^BenchmarkRedraft\/stored-postgres-/ { g[ng++] = metric("pages/s") }
+  /^BenchmarkRedraft\/queued-sqlite-/   { q[nq++] = metric("pages/s") }
+  END {
+    if (!nm) exit
+    mm = median(m, nm)
+    if (ns) printf "re-draft from the store (SQLite): %.2fx the time from memory (medians %.0f vs %.0f pages/s)\n", mm/median(s, ns), median(s, ns), mm
+    if (ng) printf "re-draft from the store (Postgres): %.2fx the time from memory (medians %.0f vs %.0f pages/s)\n", mm/median(g, ng), median(g, ng), mm
+    if (nq) printf "re-draft as queue jobs (SQLite): %.0f pages/s, 10,000 pages in %.0f s\n", median(q, nq), 10000/median(q, nq)
+  }' "$out"

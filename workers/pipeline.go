@@ -59,6 +59,10 @@ type Config struct {
 	// ArchiveSweep is how often the archive stage looks for due requests
 	// when no message wakes it. Default 1s.
 	ArchiveSweep time.Duration
+	// RedraftSlots is how many stored pages one process re-drafts at once.
+	// A re-draft waits on no site, only on the CPU and the review store,
+	// and a few jobs in hand keep both busy. Default 8.
+	RedraftSlots int
 	// Heartbeat is the interval of in-progress signals on a running job.
 	// Default AckWait/3.
 	Heartbeat time.Duration
@@ -93,6 +97,9 @@ func (c Config) withDefaults() Config {
 	}
 	if c.StoreSlots <= 0 {
 		c.StoreSlots = 2
+	}
+	if c.RedraftSlots <= 0 {
+		c.RedraftSlots = 8
 	}
 	if c.ArchiveSlots <= 0 {
 		c.ArchiveSlots = defaultArchiveSlots
@@ -130,6 +137,9 @@ func (c Config) withDefaults() Config {
 // DraftFunc drafts one URL; (*draftstep.Drafter).Draft is one.
 type DraftFunc func(ctx context.Context, rawURL string) (draftstep.Result, error)
 
+// RedraftFunc drafts a stored page again; (*draftstep.Drafter).Redraft is one.
+type RedraftFunc func(ctx context.Context, sp casefile.StoredPage) (draftstep.Result, error)
+
 // Pipeline runs casefile's queue stages against one JetStream and one
 // review store.
 type Pipeline struct {
@@ -145,6 +155,16 @@ type Pipeline struct {
 	Config  Config
 	Log     *slog.Logger
 	Metrics *Metrics
+	// Pages, when set, keeps every page the fetch workers read (see
+	// casefile.PageStore) and runs the re-draft stage, which drafts stored
+	// pages again with Redraft. Nil: pages are not kept.
+	Pages casefile.PageStore
+	// Redraft drafts a stored page again without fetching;
+	// (*draftstep.Drafter).Redraft is one. Nil disables the re-draft stage.
+	Redraft RedraftFunc
+	// Extractor names the extractor the workers run, recorded on the pages
+	// they read (draftstep.Extractor()).
+	Extractor string
 	// OnSetup, when set, hears each failed attempt to set up the streams
 	// (NATS unreachable, no JetStream leader yet) and nil once they are.
 	OnSetup func(err error)
@@ -224,6 +244,11 @@ func (p *Pipeline) Run(ctx context.Context) error {
 		start("store workers", func(ctx context.Context) error {
 			return p.pull(ctx, StreamName, ConsumerStore, p.Config.StoreSlots, storeGroup, p.storeDrafts)
 		})
+		if p.Pages != nil && p.Redraft != nil {
+			start("re-draft workers", func(ctx context.Context) error {
+				return p.consume(ctx, StreamName, ConsumerRedraft, p.Config.RedraftSlots, p.handleRedraft)
+			})
+		}
 		if p.Archive != nil {
 			start("archive bell", func(ctx context.Context) error {
 				return p.consume(ctx, StreamName, ConsumerArchive, 1, p.handleArchive)
@@ -646,6 +671,9 @@ func (p *Pipeline) handleFetch(ctx context.Context, msg jetstream.Msg) error {
 		p.Metrics.fetchSeconds.Observe(res.FetchTime.Seconds())
 	}
 	kind := casefile.KindOf(err)
+	if kind == casefile.KindNone || kind == casefile.KindNotPostmortem {
+		p.keepPage(ctx, job.SubmissionID, res.Page)
+	}
 	finish := func(state casefile.SubmissionState, reason string) error {
 		p.Metrics.outcomes.WithLabelValues(string(state)).Inc()
 		p.Log.Info("submission finished", "submission", job.SubmissionID, "url", job.URL, "state", state, "reason", reason)

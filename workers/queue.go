@@ -19,9 +19,11 @@ const (
 	SubjectFetch    = "casefile.fetch"
 	SubjectDrafts   = "casefile.drafts"
 	SubjectArchive  = "casefile.archive"
+	SubjectRedraft  = "casefile.redraft"
 	ConsumerFetch   = "fetch"
 	ConsumerStore   = "store"
 	ConsumerArchive = "archive"
+	ConsumerRedraft = "redraft"
 	ConsumerDLQ     = "dead-letters"
 )
 
@@ -104,8 +106,8 @@ func SetupStreams(ctx context.Context, js jetstream.JetStream, cfg QueueConfig) 
 	cfg = cfg.withDefaults()
 	work, k, err := setupStream(ctx, js, cfg, jetstream.StreamConfig{
 		Name:        StreamName,
-		Description: "casefile jobs: fetch and draft, store, archive",
-		Subjects:    []string{SubjectFetch, SubjectDrafts, SubjectArchive},
+		Description: "casefile jobs: fetch and draft, store, archive, re-draft",
+		Subjects:    []string{SubjectFetch, SubjectDrafts, SubjectArchive, SubjectRedraft},
 		Retention:   jetstream.WorkQueuePolicy,
 		Storage:     jetstream.FileStorage,
 		Discard:     jetstream.DiscardNew,
@@ -139,6 +141,7 @@ func SetupStreams(ctx context.Context, js jetstream.JetStream, cfg QueueConfig) 
 		{StreamName, work, consumerConfig(ConsumerFetch, SubjectFetch, cfg)},
 		{StreamName, work, consumerConfig(ConsumerStore, SubjectDrafts, cfg)},
 		{StreamName, work, consumerConfig(ConsumerArchive, SubjectArchive, cfg)},
+		{StreamName, work, consumerConfig(ConsumerRedraft, SubjectRedraft, cfg)},
 		{DLQStreamName, dlq, jetstream.ConsumerConfig{
 			Durable:   ConsumerDLQ,
 			AckPolicy: jetstream.AckExplicitPolicy,
@@ -222,7 +225,7 @@ func setupConsumer(ctx context.Context, js jetstream.JetStream, cfg QueueConfig,
 // and not yet acked).
 func QueueDepth(ctx context.Context, js jetstream.JetStream) (map[string]uint64, error) {
 	depth := map[string]uint64{}
-	for _, name := range []string{ConsumerFetch, ConsumerStore, ConsumerArchive} {
+	for _, name := range []string{ConsumerFetch, ConsumerStore, ConsumerArchive, ConsumerRedraft} {
 		c, err := js.Consumer(ctx, StreamName, name)
 		if err != nil {
 			if errors.Is(err, jetstream.ErrConsumerNotFound) {

@@ -26,10 +26,10 @@ func TestSetupStreamsChangesReplicasOnlyWhenMigrating(t *testing.T) {
 		wantKept int
 	}{
 		{"the first process creates the streams at R3", workers.QueueConfig{Replicas: 3}, 3, 0},
-		{"a process asking for R1 keeps R3", workers.QueueConfig{Replicas: 1}, 3, 6},
-		{"a process with the default (0) keeps R3", workers.QueueConfig{}, 3, 6},
+		{"a process asking for R1 keeps R3", workers.QueueConfig{Replicas: 1}, 3, 7},
+		{"a process with the default (0) keeps R3", workers.QueueConfig{}, 3, 7},
 		{"an explicit migration lowers to R1", workers.QueueConfig{Replicas: 1, MigrateReplicas: true}, 1, 0},
-		{"a process asking for R3 keeps R1", workers.QueueConfig{Replicas: 3}, 1, 6},
+		{"a process asking for R3 keeps R1", workers.QueueConfig{Replicas: 3}, 1, 7},
 		{"an explicit migration raises to R3", workers.QueueConfig{Replicas: 3, MigrateReplicas: true}, 3, 0},
 	}
 	for _, st := range steps {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -36,6 +37,12 @@ type api struct {
 	// freshFor is the freshness window of submissions: a source read less
 	// than this long ago is answered from that read, not fetched again.
 	freshFor time.Duration
+	// pages keeps the fetched pages and re-drafts (nil: re-drafts are
+	// refused); queueRedraft queues a batch's jobs; extractor names this
+	// binary's extractor (redraft --extractor-changed).
+	pages        casefile.PageStore
+	queueRedraft func(ctx context.Context, batch string, urls []string) error
+	extractor    string
 	// ready gates submissions until the process's streams are set up
 	// (nil: always ready).
 	ready *readiness
@@ -55,6 +62,9 @@ func (s *api) routes() http.Handler {
 	mux.HandleFunc("GET /api/cases/{id}/history", s.caseHistory)
 	mux.HandleFunc("GET /api/cases/{id}/archive", s.caseArchive)
 	mux.HandleFunc("GET /api/archive", s.archiveStatus)
+	mux.HandleFunc("GET /api/cases/{id}/proposal", s.getProposal)
+	mux.HandleFunc("POST /api/redrafts", s.requireWriter(s.ready.requireStarted(s.postRedraft)))
+	mux.HandleFunc("GET /api/redrafts/{batch}", s.getRedraft)
 	s.ready.register(mux)
 	if s.metrics != nil {
 		mux.Handle("GET /metrics", s.metrics)

@@ -112,9 +112,13 @@ type casePageData struct {
 	// Archive is the archive request of the case's source (state none
 	// when it has none).
 	Archive casefile.ArchiveRequest
+	// Proposal lists the fields a re-draft proposes to change, made at
+	// ProposalAt.
+	Proposal   []proposalRow
+	ProposalAt string
 }
 
-var caseTemplate = template.Must(template.New("case").Funcs(pageFuncs).Parse(layoutTemplate + `{{template "head" .}}
+var caseTemplate = template.Must(template.New("case").Funcs(pageFuncs).Parse(layoutTemplate + proposalTemplate + `{{template "head" .}}
 {{$c := .C}}{{$can := .CanWrite}}{{$csrf := .CSRF}}
 <h1 id="title">{{$c.ID}}: {{if $c.Case.Title.EN}}{{$c.Case.Title.EN}}{{else}}{{$c.Case.Title.KO}}{{end}}</h1>
 <p><span class="status {{$c.Status}}" id="status">{{$c.Status}}</span>{{if $c.Imported}} <span id="imported">imported from the library</span>{{end}} version <span id="version">{{$c.Version}}</span>
@@ -152,6 +156,7 @@ var caseTemplate = template.Must(template.New("case").Funcs(pageFuncs).Parse(lay
 <button type="submit">Reopen as a draft</button></form></div>
 {{end}}
 
+{{template "proposal" .}}
 <h2>Timeline</h2>
 {{if .Events}}<div class="events"><ol id="events">
 {{range .Events}}<li id="event-{{.Index}}"><span class="role {{.Role}}">{{.Role}}</span>
@@ -378,6 +383,10 @@ func (s *api) renderCase(w http.ResponseWriter, r *http.Request, status int, msg
 		}
 		data.Related, data.Recurrence = proposeRelated(c, others)
 		data.Merges = proposeMerges(c, others, dismissedMerges(hist))
+	}
+	if err := s.loadProposal(r.Context(), &data); err != nil {
+		s.writeStoreError(w, r, err)
+		return
 	}
 	if ee != nil {
 		data.Problems = len(ee.Problems)

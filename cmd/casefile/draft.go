@@ -6,12 +6,14 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/url"
+	"os"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/incidentlib/casefile/archive"
 	"github.com/incidentlib/casefile/crawl"
+	"github.com/incidentlib/casefile/modeldraft"
 	"github.com/incidentlib/casefile/workers/draftstep"
 )
 
@@ -33,6 +35,28 @@ type fetchFlags struct {
 	// (run and worker), hostDelay apart.
 	gate      crawl.HostGate
 	hostDelay time.Duration
+	// llmURL and llmModel name the optional model drafter (--llm,
+	// --llm-model); its API key comes from CASEFILE_LLM_API_KEY only.
+	llmURL, llmModel string
+}
+
+// registerModel adds the model drafter's flags, their defaults from
+// CASEFILE_LLM_URL and CASEFILE_LLM_MODEL.
+func (f *fetchFlags) registerModel(cmd *cobra.Command) {
+	fs := cmd.Flags()
+	fs.StringVar(&f.llmURL, "llm", envOr("CASEFILE_LLM_URL", ""), "base URL of an OpenAI-compatible /v1/chat/completions server (Ollama: http://localhost:11434) whose model writes the drafts' prose in English and Korean; extracted facts stay (env CASEFILE_LLM_URL; empty: rules only; the key, if any, in CASEFILE_LLM_API_KEY)")
+	fs.StringVar(&f.llmModel, "llm-model", envOr("CASEFILE_LLM_MODEL", ""), "the model's name on that server, e.g. llama3.1:8b (env CASEFILE_LLM_MODEL)")
+}
+
+// model returns the model drafter the flags configure, or nil without --llm.
+func (f *fetchFlags) model(a *app) (*modeldraft.Drafter, error) {
+	if f.llmURL == "" {
+		return nil, nil
+	}
+	if f.llmModel == "" {
+		return nil, usageError{"--llm needs --llm-model (or CASEFILE_LLM_MODEL): the model's name on that server"}
+	}
+	return modeldraft.New(modeldraft.Config{URL: f.llmURL, Model: f.llmModel, APIKey: os.Getenv("CASEFILE_LLM_API_KEY"), Log: a.log})
 }
 
 func (f *fetchFlags) register(cmd *cobra.Command) {
@@ -61,6 +85,14 @@ func (f *fetchFlags) drafter(a *app) (*draftstep.Drafter, error) {
 		return nil, err
 	}
 	d := &draftstep.Drafter{Fetcher: fetcher, Log: a.log}
+	m, err := f.model(a)
+	if err != nil {
+		return nil, err
+	}
+	if m != nil {
+		d.Model = m
+		a.log.Info("model drafter on", "url", redactURL(f.llmURL), "model", f.llmModel, "api_key", redacted(os.Getenv("CASEFILE_LLM_API_KEY")))
+	}
 	if !f.noArchive {
 		// CDX allows about 30 requests a minute; stay under it per process.
 		cfg := archive.Config{BaseURL: f.waybackURL, MinInterval: 3 * time.Second}
@@ -122,6 +154,7 @@ type, a private address without --allow-private); 3 the page is not a postmortem
 		},
 	}
 	ff.register(cmd)
+	ff.registerModel(cmd)
 	cmd.Flags().BoolVar(&evidence, "evidence", false, `print {"case": ..., "evidence": [...], "timeline": [...]}: for every drafted field, the sentence or element it came from, the rule and a confidence; every event of the page in time order with its role (start, detected, mitigated, resolved, other)`)
 	cmd.Flags().DurationVar(&jobTimeout, "timeout", 3*time.Minute, "deadline of the whole draft (robots, redirects, body, archive lookup)")
 	return cmd

@@ -19,11 +19,13 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/incidentlib/casefile"
 	"github.com/incidentlib/casefile/crawl"
 	"github.com/incidentlib/casefile/crawl/natsgate"
 	"github.com/incidentlib/casefile/workers"
+	"github.com/incidentlib/casefile/workers/draftstep"
 )
 
 // nodeNATSHelp ends the help of serve and worker.
@@ -53,6 +55,8 @@ type nodeFlags struct {
 	sources sourcesFlag
 	// hostPacing paces the fetches per host across processes.
 	hostPacing bool
+	// pageRetention is how long stored pages are kept (0: for ever).
+	pageRetention time.Duration
 
 	embedded bool
 	roles    workers.Roles
@@ -65,6 +69,7 @@ func (f *nodeFlags) register(cmd *cobra.Command, listenDefault string) {
 	f.hostPacing = envOr("CASEFILE_HOST_PACING", "1") != "0"
 	if f.roles.Workers {
 		f.fetch.register(cmd)
+		f.fetch.registerModel(cmd)
 		fs.IntVar(&f.fetchSlots, "fetch-workers", 4, "pages this process drafts at once")
 		f.fetch.hostDelay = time.Second
 		if v := os.Getenv("CASEFILE_HOST_DELAY"); v != "" {
@@ -102,7 +107,21 @@ func (f *nodeFlags) register(cmd *cobra.Command, listenDefault string) {
 		fs.StringVar(&f.refetchAfter, "refetch-after", envOr("CASEFILE_REFETCH_AFTER", "24h"),
 			"a URL whose page was read less than this long ago is answered from that read, not fetched again; a URL already queued is never fetched twice (env CASEFILE_REFETCH_AFTER; 0: always fetch)")
 		f.sources.register(fs)
+		f.registerPageRetention(fs)
 	}
+}
+
+// registerPageRetention adds --page-retention, its default from
+// CASEFILE_PAGE_RETENTION.
+func (f *nodeFlags) registerPageRetention(fs *pflag.FlagSet) {
+	if v := os.Getenv("CASEFILE_PAGE_RETENTION"); v != "" {
+		if d, err := time.ParseDuration(v); err == nil && d >= 0 {
+			f.pageRetention = d
+		} else {
+			f.envErr = usageError{fmt.Sprintf("CASEFILE_PAGE_RETENTION=%q is not a duration: give one such as 2160h or 0", v)}
+		}
+	}
+	fs.DurationVar(&f.pageRetention, "page-retention", f.pageRetention, "how long a fetched page is kept in the review store for re-drafts, from its fetch (env CASEFILE_PAGE_RETENTION; 0: for ever); older pages and the bodies no page uses are dropped hourly")
 }
 
 // freshFor parses --refetch-after.
@@ -308,6 +327,7 @@ func (a *app) runNode(ctx context.Context, f *nodeFlags) (err error) {
 			return err
 		}
 		p.Draft = d.Draft
+		p.Redraft = d.Redraft
 		if d.Archive != nil {
 			d.Archive = nil // the archive stage runs after the draft is stored
 			if p.Archive, err = f.archiveStage(js); err != nil {
@@ -316,6 +336,8 @@ func (a *app) runNode(ctx context.Context, f *nodeFlags) (err error) {
 		}
 	}
 
+	p.Pages, _ = st.(casefile.PageStore)
+	p.Extractor = draftstep.Extractor()
 	a.log.Info("casefile starting", "version", version, "store", storeName, "nats", natsName,
 		"roles", rolesString(f.roles), "listen", f.listen, "api_token", redacted(f.token),
 		"wayback", redactURL(f.fetch.waybackURL))
@@ -350,6 +372,7 @@ func (a *app) runNode(ctx context.Context, f *nodeFlags) (err error) {
 		handler := opsRoutes(metrics, ready)
 		if f.roles.Relay {
 			h := &api{store: st, token: f.token, kick: p.Kick, log: a.log, metrics: metrics, ready: ready, freshFor: freshFor}
+			a.wirePages(runCtx, f, h, js)
 			handler = h.routes()
 		}
 		if srv, apiURL, err = a.serveHTTP(f, handler); err != nil {
@@ -497,4 +520,20 @@ func redactURL(raw string) string {
 		return "(unparsable)"
 	}
 	return u.Redacted()
+}
+
+// wirePages gives the API the stored pages and the re-draft queue, and
+// prunes pages past --page-retention until ctx ends.
+func (a *app) wirePages(ctx context.Context, f *nodeFlags, h *api, js jetstream.JetStream) {
+	pages, ok := h.store.(casefile.PageStore)
+	if !ok {
+		return
+	}
+	h.pages, h.extractor = pages, draftstep.Extractor()
+	h.queueRedraft = func(ctx context.Context, batch string, urls []string) error {
+		return workers.QueueRedraft(ctx, js, batch, urls)
+	}
+	if f.pageRetention > 0 {
+		go prunePages(ctx, pages, f.pageRetention, time.Hour, a.log)
+	}
 }

@@ -39,6 +39,8 @@ func (s *api) pageRoutes(mux *http.ServeMux) {
 	mux.HandleFunc("POST /cases/{id}/pick", s.pagePick)
 	mux.HandleFunc("POST /cases/{id}/merge", s.pageMerge)
 	mux.HandleFunc("POST /cases/{id}/dismiss", s.pageDismiss)
+	mux.HandleFunc("POST /cases/{id}/proposal/accept", s.pageAcceptProposal)
+	mux.HandleFunc("POST /cases/{id}/proposal/dismiss", s.pageDismissProposal)
 }
 
 // page is what every review page shows in its header.

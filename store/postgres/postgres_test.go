@@ -227,3 +227,40 @@ func hostPort(t *testing.T, databaseURL string) string {
 	}
 	return hp
 }
+
+func TestPageContract(t *testing.T) {
+	postgrestest.MustBaseURL(t)
+	storetest.RunPages(t, func(t *testing.T) casefile.Store { return postgrestest.MustOpen(t) })
+}
+
+// TestStoredPageSurvivesReopening: a stored body is read back by a store
+// opened anew on the same database, as after a restart.
+func TestStoredPageSurvivesReopening(t *testing.T) {
+	u := postgrestest.MustDatabaseURL(t)
+	ctx := t.Context()
+	s, err := postgres.Open(ctx, u)
+	if err != nil {
+		t.Fatalf("Open: %v", err)
+	}
+	src := "https://a.example/pm"
+	if _, err := s.Submit(ctx, []casefile.NewSubmission{{URL: src}}); err != nil {
+		t.Fatalf("Submit: %v", err)
+	}
+	p := casefile.Page{URL: src, FinalURL: src, ContentType: "text/html", Body: []byte("<h1>Outage</h1>"), FetchedAt: time.Date(2024, 3, 6, 9, 0, 0, 0, time.UTC)}
+	if _, err := s.SavePage(ctx, src, p, "x1"); err != nil {
+		t.Fatalf("SavePage: %v", err)
+	}
+	s.Close()
+	s, err = postgres.Open(ctx, u)
+	if err != nil {
+		t.Fatalf("Open again: %v", err)
+	}
+	defer s.Close()
+	got, err := s.Page(ctx, src)
+	if err != nil {
+		t.Fatalf("Page after reopening: %v", err)
+	}
+	if string(got.Page.Body) != string(p.Body) || got.Page.ContentType != "text/html" {
+		t.Errorf("page after reopening: body %q, type %q; want %q, text/html", got.Page.Body, got.Page.ContentType, p.Body)
+	}
+}

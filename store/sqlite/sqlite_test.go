@@ -195,3 +195,39 @@ func TestTimelineMigrationOnAStoreWithCases(t *testing.T) {
 		t.Errorf("a draft saved after the migration has the timeline %+v, want its one start event", newer.Timeline)
 	}
 }
+
+func TestPageContract(t *testing.T) {
+	storetest.RunPages(t, func(t *testing.T) casefile.Store {
+		return mustOpen(t, filepath.Join(t.TempDir(), "casefile.db"))
+	})
+}
+
+// TestStoredPageSurvivesReopening: a stored body is read back after the
+// embedded store is closed and opened again, as after a restart.
+func TestStoredPageSurvivesReopening(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "casefile.db")
+	ctx := t.Context()
+	s, err := sqlite.Open(ctx, path)
+	if err != nil {
+		t.Fatalf("Open: %v", err)
+	}
+	u := "https://a.example/pm"
+	if _, err := s.Submit(ctx, []casefile.NewSubmission{{URL: u}}); err != nil {
+		t.Fatalf("Submit: %v", err)
+	}
+	p := casefile.Page{URL: u, FinalURL: u, ContentType: "text/html", Body: []byte("<h1>Outage</h1>"), FetchedAt: time.Date(2024, 3, 6, 9, 0, 0, 0, time.UTC)}
+	if _, err := s.SavePage(ctx, u, p, "x1"); err != nil {
+		t.Fatalf("SavePage: %v", err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatalf("Close: %v", err)
+	}
+	s = mustOpen(t, path)
+	got, err := s.Page(ctx, u)
+	if err != nil {
+		t.Fatalf("Page after reopening: %v", err)
+	}
+	if string(got.Page.Body) != string(p.Body) || got.Page.ContentType != "text/html" {
+		t.Errorf("page after reopening: body %q, type %q; want %q, text/html", got.Page.Body, got.Page.ContentType, p.Body)
+	}
+}

@@ -27,6 +27,13 @@ type Archiver interface {
 	Lookup(ctx context.Context, rawURL string) (string, error)
 }
 
+// Modeler writes a rule-based draft's prose with a language model;
+// *modeldraft.Drafter satisfies it. On failure it returns the rule draft
+// and an error saying why.
+type Modeler interface {
+	Improve(ctx context.Context, page casefile.Page, doc casefile.Document, rule casefile.Draft) (casefile.Draft, error)
+}
+
 // Drafter runs the draft step for one URL: fetch, extract, normalize,
 // validate, and (when Archive is set) an archive lookup that never fails
 // the draft. A Wayback link given as the URL is fetched as its original
@@ -38,6 +45,11 @@ type Drafter struct {
 	Archive Archiver
 	// ArchiveTimeout bounds the archive lookup; default 20s.
 	ArchiveTimeout time.Duration
+	// Model, when set, writes the prose fields of every draft (see package
+	// modeldraft); nil drafts by the rules alone. A model that fails, or
+	// whose draft does not validate, leaves the rule-based draft, with a
+	// logged reason.
+	Model Modeler
 	// Log receives a line for every archive failure; default slog.Default().
 	Log *slog.Logger
 }
@@ -111,21 +123,11 @@ func (d *Drafter) Draft(ctx context.Context, rawURL string) (Result, error) {
 	fetchExtra(extract.MoreURLs(page.FinalURL, page.Extra)) // a long topic's later posts
 	res.Page = page
 
-	doc, err := extract.Page(ctx, page)
+	draft, err := draftPage(ctx, &res)
 	if err != nil {
 		return res, err
 	}
-	res.Document = doc
-	if v := doc.Postmortem; !v.IsPostmortem {
-		return res, casefile.Errorf(casefile.ErrNotPostmortem, "not a postmortem (score %.2f, below the threshold %.2f): %s", v.Score, extract.PostmortemThreshold, strings.Join(v.Reasons, "; "))
-	}
-	draft, err := normalize.Draft(doc)
-	if err != nil {
-		return res, err
-	}
-	if len(draft.Case.Sources) > 0 {
-		draft.Case.Sources[0].URL = normalize.CitedURL(sourceURL(page))
-	}
+	draft = d.improve(ctx, &res, draft)
 
 	if archiveDone != nil {
 		select {
@@ -152,6 +154,23 @@ func (d *Drafter) Draft(ctx context.Context, rawURL string) (Result, error) {
 	return res, nil
 }
 
+// improve has the model, when one is set, write the draft's prose; any
+// failure keeps the rule-based draft and is logged with its reason.
+func (d *Drafter) improve(ctx context.Context, res *Result, rule casefile.Draft) casefile.Draft {
+	if d.Model == nil {
+		return rule
+	}
+	improved, err := d.Model.Improve(ctx, res.Page, res.Document, rule)
+	if err == nil {
+		err = normalize.Validate(improved.Case)
+	}
+	if err != nil {
+		d.log().Warn("model drafter not used; the rule-based draft is kept", "url", res.CanonicalURL, "reason", err)
+		return rule
+	}
+	return improved
+}
+
 func (d *Drafter) archiveTimeout() time.Duration {
 	if d.ArchiveTimeout > 0 {
 		return d.ArchiveTimeout
@@ -164,6 +183,46 @@ func (d *Drafter) log() *slog.Logger {
 		return d.Log
 	}
 	return slog.Default()
+}
+
+// draftPage extracts and drafts res.Page, setting res.Document: the part
+// of the draft step a stored page goes through again.
+func draftPage(ctx context.Context, res *Result) (casefile.Draft, error) {
+	doc, err := extract.Page(ctx, res.Page)
+	if err != nil {
+		return casefile.Draft{}, err
+	}
+	res.Document = doc
+	if v := doc.Postmortem; !v.IsPostmortem {
+		return casefile.Draft{}, casefile.Errorf(casefile.ErrNotPostmortem, "not a postmortem (score %.2f, below the threshold %.2f): %s", v.Score, extract.PostmortemThreshold, strings.Join(v.Reasons, "; "))
+	}
+	draft, err := normalize.Draft(doc)
+	if err != nil {
+		return casefile.Draft{}, err
+	}
+	if len(draft.Case.Sources) > 0 {
+		draft.Case.Sources[0].URL = normalize.CitedURL(sourceURL(res.Page))
+	}
+	return draft, nil
+}
+
+// Redraft drafts a stored page again through the current extractor: it
+// extracts, drafts and validates, and never fetches anything (the page's
+// related resources come from the store too) nor looks up an archive
+// capture (the store keeps the source's). Errors as Draft's, but never a
+// fetch's.
+func (d *Drafter) Redraft(ctx context.Context, sp casefile.StoredPage) (Result, error) {
+	res := Result{CanonicalURL: sp.SourceURL, Page: sp.Page}
+	draft, err := draftPage(ctx, &res)
+	if err != nil {
+		return res, err
+	}
+	draft = d.improve(ctx, &res, draft)
+	if err := normalize.Validate(draft.Case); err != nil {
+		return res, fmt.Errorf("re-draft of %s does not validate: %w", sp.SourceURL, err)
+	}
+	res.Draft = draft
+	return res, nil
 }
 
 // fetchTarget is the address to fetch for a submitted URL: the original

@@ -145,7 +145,7 @@ func (c *Cluster) Shutdown(name string) {
 func Replicas(ctx context.Context, js jetstream.JetStream) (map[string]int, error) {
 	got := map[string]int{}
 	for stream, consumers := range map[string][]string{
-		workers.StreamName:    {workers.ConsumerFetch, workers.ConsumerStore, workers.ConsumerArchive},
+		workers.StreamName:    {workers.ConsumerFetch, workers.ConsumerStore, workers.ConsumerArchive, workers.ConsumerRedraft},
 		workers.DLQStreamName: {workers.ConsumerDLQ},
 	} {
 		s, err := js.Stream(ctx, stream)

@@ -1,0 +1,4 @@
+DROP TABLE IF EXISTS case_proposals;
+DROP TABLE IF EXISTS redraft_jobs;
+DROP TABLE IF EXISTS pages;
+DROP TABLE IF EXISTS page_bodies;
