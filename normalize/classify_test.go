@@ -96,6 +96,8 @@ func TestClassify(t *testing.T) {
 			"components", nil, []string{"database"}},
 		{"Korean terms count", blog, map[casefile.SectionKind]string{casefile.SectionRootCause: "설정 변경이 로드 밸런서의 버그를 건드렸다."},
 			"root_cause", []string{"software-bug"}, nil},
+		{"Korean load balancing counts as the load balancer", blog, map[casefile.SectionKind]string{casefile.SectionRootCause: "요청이 몰려 로드밸런싱용 CPU가 모자랐습니다. 로드밸런싱용 CPU를 한 대 더 늘렸습니다."},
+			"components", []string{"load-balancer", "compute"}, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
