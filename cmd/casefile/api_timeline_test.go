@@ -51,6 +51,10 @@ func TestAPICaseCarriesItsTimeline(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// A time the page gave no zone for stays null ("6:50am" on a page that
+	// names none, as a mailing-list notice writes it).
+	d.Timeline = append([]casefile.TimelineEvent{{Local: "6:50am", Text: "From about 6:50am the website stopped responding.",
+		Role: casefile.RoleOther, Section: "Setting the scene", SectionKind: casefile.SectionSummary}}, d.Timeline...)
 	nulls := 0
 	for _, e := range d.Timeline {
 		if e.At == nil {

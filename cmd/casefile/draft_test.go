@@ -203,9 +203,12 @@ func TestDraftEvidencePrintsTheTimeline(t *testing.T) {
 			{"2022-10-05T11:05:00Z", "11:05 a.m. UTC", casefile.RoleMitigated, "Timeline"},
 			{"2022-10-05T13:40:00Z", "1:40 p.m. UTC", casefile.RoleResolved, "Timeline"},
 		}},
+		// A page that names no zone: its time stays without an instant.
+		{"98-groupsio-2018-08-21", []row{
+			{"", "6:50am", casefile.RoleOther, "Website outage #outage"},
+		}},
 		// The resolution is derived from a stated duration: no event is it.
 		{"60-marrowby-2025-04-08", []row{
-			{"", "2 p.m.", casefile.RoleOther, "Setting the scene"},
 			{"2025-04-08T21:04:00Z", "2:04 p.m.", casefile.RoleStart, "Shortly after two"},
 			{"2025-04-08T21:19:00Z", "14:19 PDT", casefile.RoleDetected, "Shortly after two"},
 		}},
