@@ -200,18 +200,7 @@ func assemble(pg *page, r reading) casefile.Document {
 		Platform: r.platform,
 		SlugDate: slugDate(pg.orig),
 	}
-	d.SiteName = r.siteName
-	if d.SiteName == "" {
-		d.SiteName = siteName(pg.meta, pg.publisher)
-	}
-	if h := strings.TrimPrefix(d.Host, "www."); strings.EqualFold(strings.TrimPrefix(d.SiteName, "www."), h) {
-		d.SiteName = "" // a host name is not a name the page gives itself
-	}
-	if d.SiteName == "" || r.siteGuessed {
-		if ts := titleSiteName(docTitle(pg.ix), d.URL); ts != "" || d.SiteName == "" {
-			d.SiteName = ts
-		}
-	}
+	d.SiteName = pageSiteName(pg, r, d.Host, d.URL)
 	d.Title = r.title
 	if d.Title == "" {
 		d.Title = pageTitle(pg)
@@ -528,6 +517,25 @@ func documentURL(raw string, links []*html.Node, honourCanonical bool) string {
 		return c
 	}
 	return strings.TrimSpace(raw)
+}
+
+// pageSiteName is the name the page gives its site: the reader's, else the
+// meta tags'; a host name is none; the title's site part wins over
+// go-trafilatura's guess.
+func pageSiteName(pg *page, r reading, host, docURL string) string {
+	name := r.siteName
+	if name == "" {
+		name = siteName(pg.meta, pg.publisher)
+	}
+	if h := strings.TrimPrefix(host, "www."); strings.EqualFold(strings.TrimPrefix(name, "www."), h) {
+		name = "" // a host name is not a name the page gives itself
+	}
+	if name == "" || r.siteGuessed {
+		if ts := titleSiteName(docTitle(pg.ix), docURL); ts != "" || name == "" {
+			name = ts
+		}
+	}
+	return name
 }
 
 // reTitleSep cuts a page title into its parts ("Post | Site").
