@@ -70,6 +70,9 @@ type walker struct {
 	// swap maps elements of an extracted tree to the page's own element
 	// to read in their place (a table go-trafilatura cut cells from).
 	swap map[*html.Node]*html.Node
+	// after maps a heading of an extracted tree to the page's tables that
+	// go-trafilatura lost from its section, read right after it.
+	after map[*html.Node][]*html.Node
 	// header is the last table header row that declared a zone, and
 	// headerTable the table it heads: its data rows carry it.
 	header      string
@@ -160,6 +163,9 @@ func (w *walker) walk(n *html.Node) {
 	if lvl := headingLevel(n); lvl > 0 {
 		w.flush()
 		w.heading(lvl, inlineText(n, w), false)
+		for _, t := range w.after[n] {
+			w.walk(t)
+		}
 		return
 	}
 	switch n.DataAtom {

@@ -56,6 +56,7 @@ func readGeneric(pg *page, platform casefile.Platform) (reading, error) {
 	} else if root != nil {
 		fixAtoms(root)
 		w.swap = originalTables(root, pg.doc.Nodes[0])
+		w.after = lostTables(root, pg.doc.Nodes[0], w.swap)
 		for from, to := range originalParagraphs(root, pg.doc.Nodes[0]) {
 			if w.swap == nil {
 				w.swap = map[*html.Node]*html.Node{}
@@ -117,6 +118,61 @@ func trafilaturaRoot(pg *page, r *reading) *html.Node {
 		}
 	}
 	return root
+}
+
+// lostTables finds the page's data tables that go-trafilatura left out of
+// its content (a timeline table in a scrolling wrapper) although it kept
+// the heading above them: each is mapped to that heading of the content,
+// to be read right after it. matched holds the tables already in the
+// content (originalTables' values).
+func lostTables(content, doc *html.Node, matched map[*html.Node]*html.Node) map[*html.Node][]*html.Node {
+	kept := map[*html.Node]bool{}
+	for _, t := range matched {
+		kept[t] = true
+	}
+	headings := map[string]*html.Node{}
+	var visitContent func(n *html.Node)
+	visitContent = func(n *html.Node) {
+		if n.Type == html.ElementNode && headingLevel(n) > 0 {
+			if k := oneLine(collapse(nodeText(n))); k != "" && headings[k] == nil {
+				headings[k] = n
+			}
+			return
+		}
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			visitContent(c)
+		}
+	}
+	visitContent(content)
+	if len(headings) == 0 {
+		return nil
+	}
+	var out map[*html.Node][]*html.Node
+	var last *html.Node // the content heading of the page heading last seen
+	var visit func(n *html.Node)
+	visit = func(n *html.Node) {
+		if n.Type != html.ElementNode && n.Type != html.DocumentNode {
+			return
+		}
+		if headingLevel(n) > 0 {
+			last = headings[oneLine(collapse(nodeText(n)))]
+			return
+		}
+		if n.DataAtom == atom.Table {
+			if last != nil && !kept[n] && dataTable(n) {
+				if out == nil {
+					out = map[*html.Node][]*html.Node{}
+				}
+				out[last] = append(out[last], n)
+			}
+			return
+		}
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			visit(c)
+		}
+	}
+	visit(doc)
+	return out
 }
 
 // originalTables maps each table of go-trafilatura's content to the

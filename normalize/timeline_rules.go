@@ -26,6 +26,7 @@ import (
 const (
 	RuleStartRange      = "start.range"       // the start of a "between X and Y" range about impact
 	RuleStartExplicit   = "start.explicit"    // "began/started at", "errors began", "since 14:05" …
+	RuleStartField      = "start.field"       // a time under a heading or label that names the start ("発生日時", "Start time:")
 	RuleStartImpact     = "start.impact"      // the earliest event that marks impact
 	RuleStartTimeline   = "start.timeline"    // the first event of the timeline section
 	RuleStartEarliest   = "start.earliest"    // the earliest event of the page
@@ -37,6 +38,7 @@ const (
 
 	RuleResolvedRangeEnd   = "resolved.range-end" // the end of an impact range
 	RuleResolvedEvent      = "resolved.event"     // the latest event saying resolved/recovered/restored/ended
+	RuleResolvedField      = "resolved.field"     // a time under a heading or label that names the end ("復旧日時", "End time:")
 	RuleResolvedNotice     = "resolved.notice"    // the time a "resolved" notice was posted
 	RuleResolvedStatedOn   = "resolved.stated-on" // the event the stated duration after the start
 	RuleResolvedStated     = "resolved.stated"    // started_at plus a duration stated in words
@@ -104,6 +106,10 @@ var startPasses = []tlPass{
 			func(e *tlEvent) string {
 				return "explicit start of impact (" + quoteStamp(e.Stamp) + ": began/started)"
 			}},
+		{RuleStartField, 0.85, atIf(func(_ *tlContext, e *tlEvent) bool { return !e.post && namesField(e, startFieldRe, startLabelRe) }),
+			func(e *tlEvent) string {
+				return "time given as the start (" + quoteStamp(e.Stamp) + " under " + quoteOr(e.Heading, "its label") + ")"
+			}},
 	}},
 	{rules: []tlRule{{RuleStartImpact, 0.7, atIf(marksImpact),
 		func(e *tlEvent) string {
@@ -137,6 +143,12 @@ var resolvedPasses = []tlPass{
 	{latest: true, rules: []tlRule{
 		{RuleResolvedRangeEnd, 0.85, rangeEnd,
 			func(e *tlEvent) string { return "end of the impact range " + quoteStamp(e.Stamp) }},
+		{RuleResolvedField, 0.85, atIf(func(c *tlContext, e *tlEvent) bool {
+			return !e.post && c.inSpan(e.At) && namesField(e, endFieldRe, endLabelRe)
+		}),
+			func(e *tlEvent) string {
+				return "time given as the end (" + quoteStamp(e.Stamp) + " under " + quoteOr(e.Heading, "its label") + ")"
+			}},
 		{RuleResolvedEvent, 0.85, atIf(func(c *tlContext, e *tlEvent) bool {
 			return !e.post && c.inSpan(e.At) && resolvedAt(e) && !tlPostRe.MatchString(e.clause)
 		}),
@@ -167,6 +179,22 @@ var detectedRules = []tlRule{
 		func(e *tlEvent) string {
 			return "first status post (" + e.Status + ", " + quoteStamp(e.Stamp) + "): the first moment the organisation said it knew"
 		}},
+}
+
+// Fields that name the start or the end of an incident, as a heading over
+// the time ("発生日時", "復旧日時", "Start time") or a label before it ("Start
+// time: 14:05 UTC", "장애 발생 일시:").
+var (
+	startFieldRe = MustPattern(`(?i)^(?:障害)?発生(?:日時|時刻|日)$|^(?:장애 ?)?발생 ?(?:일시|시각|시간)$|^(?:incident |outage |impact )?start(?:ed)?(?: time| at)?$`)
+	endFieldRe   = MustPattern(`(?i)^(?:障害)?復旧(?:日時|時刻|日)$|^(?:장애 ?)?(?:복구|종료) ?(?:일시|시각|시간)$|^(?:incident |outage |impact )?(?:end(?:ed)?|resolved|recovered)(?: time| at)?$|^recovery time$`)
+	startLabelRe = MustPattern(`(?i)(?:^|[\s(])(?:(?:incident |outage |impact )?start(?:ed)?(?: time)?|(?:障害)?発生(?:日時|時刻)|(?:장애 ?)?발생 ?(?:일시|시각))\s*[:：]\s*$`)
+	endLabelRe   = MustPattern(`(?i)(?:^|[\s(])(?:(?:incident |outage |impact )?(?:end(?:ed)?|resolved|recovered)(?: time)?|(?:障害)?復旧(?:日時|時刻)|(?:장애 ?)?(?:복구|종료) ?(?:일시|시각))\s*[:：]\s*$`)
+)
+
+// namesField reports whether an event's heading or the label right before
+// its time names the field.
+func namesField(e *tlEvent, heading, label *Pattern) bool {
+	return heading.MatchString(strings.TrimSpace(e.Heading)) || label.MatchString(e.lead)
 }
 
 // atIf makes a rule's match from a predicate: the event's own time.

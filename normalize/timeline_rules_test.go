@@ -355,6 +355,30 @@ func TestTimelineRuleIDs(t *testing.T) {
 			want: ids{RuleStartImpact, RuleDetectedNone, RuleResolvedEvent, RuleResolvedAfterComputed},
 		},
 		{
+			name: "times under headings that name the start and the end",
+			events: func(t *testing.T) []casefile.Event {
+				start := ev(t, "2021-11-25T06:00:00Z", "午後3時", "2021年11月25日午後3時", casefile.SectionImpact)
+				start.Heading = "発生日時"
+				ios := ev(t, "2021-11-26T01:47:00Z", "午前10時47分", "iOS: 2021年11月26日午前10時47分", casefile.SectionRemediation)
+				ios.Heading = "復旧日時"
+				android := ev(t, "2021-11-27T02:40:00Z", "午前11時40分", "Android: 2021年11月27日午前11時40分", casefile.SectionRemediation)
+				android.Heading = "復旧日時"
+				return []casefile.Event{start, ev(t, "2021-11-25T07:17:00Z", "16:17", "16:17 - アプリが起動しないという報告が投稿される", tl), ios, android}
+			},
+			want: ids{RuleStartField, RuleDetectedNone, RuleResolvedField, RuleResolvedAfterComputed},
+		},
+		{
+			name: "labels that name the start and the end",
+			events: func(t *testing.T) []casefile.Event {
+				return []casefile.Event{
+					ev(t, "2024-03-02T10:05:00Z", "10:05 UTC", "Start time: 10:05 UTC", sum),
+					ev(t, "2024-03-02T10:20:00Z", "10:20 UTC", "At 10:20 UTC we rolled back the deploy.", sum),
+					ev(t, "2024-03-02T10:48:00Z", "10:48 UTC", "End time: 10:48 UTC", sum),
+				}
+			},
+			want: ids{RuleStartField, RuleDetectedNone, RuleResolvedField, RuleResolvedAfterComputed},
+		},
+		{
 			name: "a sentence that only dates the one before it carries that sentence's recovery",
 			events: func(t *testing.T) []casefile.Event {
 				return []casefile.Event{
