@@ -61,8 +61,8 @@ type reading struct {
 	// siteGuessed: siteName is go-trafilatura's guess from the title, not
 	// a name the page declares.
 	siteGuessed bool
-	blocks   []block
-	links    []string
+	blocks      []block
+	links       []string
 	// published is the reader's own publication time; publishedSet says the
 	// reader decided it (go-htmldate is not run).
 	published    *time.Time
@@ -535,6 +535,14 @@ func pageSiteName(pg *page, r reading, host, docURL string) string {
 			name = ts
 		}
 	}
+	if r.siteGuessed && strings.EqualFold(strings.TrimSpace(r.title), name) {
+		// go-trafilatura took the headline for the site ("v1.4.0リリースで
+		// 発生した障害について | COCOA Open Source Project"): the other part is.
+		parts := reTitleSep.Split(strings.TrimSpace(docTitle(pg.ix)), -1)
+		if len(parts) == 2 && strings.EqualFold(strings.TrimSpace(parts[0]), name) {
+			name = strings.TrimSpace(parts[1])
+		}
+	}
 	return name
 }
 
@@ -570,6 +578,9 @@ func titleSiteName(title, pageURL string) string {
 		p = strings.TrimSpace(p)
 		if p != "" && (squash(p) == squash(domain.Name) || squash(p) == squash(domain.Source)) {
 			return p // "Corvid Mail", or "Beancount.io" for beancount.io
+		}
+		if c := normalize.CleanSiteName(p); c != "" && c != p && squash(c) == squash(domain.Source) {
+			return p // "Clever Cloud Documentation" for clever.cloud
 		}
 	}
 	// A help desk on a host that names neither the organisation nor the

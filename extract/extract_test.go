@@ -616,6 +616,7 @@ func TestTitleSiteNameKeepsTheSpellingOfTheDomainsName(t *testing.T) {
 		{"a title without a site part names no site", "Incident review: attachments unavailable", "https://corvidmail.org/posts/attachments/", ""},
 		{"a mirror host never names the site", "The night the DNS broke | Velyn", "https://medium.com/velyn/the-night-1234", ""},
 		{"a site part that writes the whole domain is the site name", "Incident postmortem 2021-08-03 | Beancount.io", "https://beancount.io/incident-2021-08-03", "Beancount.io"},
+		{"a site part that names the domain and the kind of site", "2026-03-19 – Clever Cloud Documentation", "https://www.clever.cloud/developers/postmortem/2026-03-19/", "Clever Cloud Documentation"},
 		{"a help desk's name closes its titles", "System Incident - Drop & Go 11/15/2022: iVision Mobile Support", "https://usertickets.mobilesecuregateway.com/support/solutions/articles/4700", "iVision Mobile Support"},
 	}
 	for _, tt := range tests {
@@ -737,4 +738,20 @@ func mustParse(t *testing.T, page string) *html.Node {
 		t.Fatal(err)
 	}
 	return n
+}
+
+func TestSiteNameIsNotTheHeadline(t *testing.T) {
+	page := `<html><head><meta charset="utf-8"><title>v1.4.0リリースで発生した障害について | COCOA Open Source Project</title></head><body>
+<div class="book-menu"><h2 class="book-brand">COCOA</h2></div><main>
+<h1>v1.4.0リリースで発生した障害について</h1>
+<h2>障害の内容</h2><p>` + strings.Repeat("v1.4.0へ更新したあと、アプリを起動できない状態になった。", 12) + `</p>
+<h3>発生日時</h3><p>2021年11月25日午後3時</p>
+</main></body></html>`
+	d, err := Page(context.Background(), casefile.Page{URL: "https://cocoa-mhlw.github.io/cocoa/report/accident-v1.4.0.html", ContentType: "text/html", Body: []byte(page)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.SiteName != "COCOA Open Source Project" {
+		t.Errorf("site name %q, want the title's other part", d.SiteName)
+	}
 }

@@ -341,11 +341,11 @@ func formatWeight(w float64) string {
 var (
 	// impactClauseRe: a clause that says service was lost.
 	impactClauseRe = normalize.MustPattern(`(?i)\b(?:lost (?:its |their |our )?(?:feed|power|connectivity|network|access)|went (?:down|offline|dark)|stopped (?:responding|working|serving)|(?:was|were) (?:down|offline|unreachable|unavailable)|outage (?:began|started)|power (?:failed|went out|was lost))\b`)
-	incidentWords = []string{"outage", "incident", "downtime", "disruption", "degrad", "unavailab", "error", "fail", "broke", "went down", "rolled back", "reverted", "장애", "중단", "오류", "지연", "障害", "不具合", "停止", "エラー", "遅延", "つながりにくい"}
-	apologyWords  = []string{"apolog", "sorry", "regret", "사과", "죄송", "불편을", "お詫び", "申し訳"}
-	causeWords    = []string{"cause", "due to", "triggered", "we found", "we identified", "we determined", "we traced", "we discovered", "turned out", "investigation", "because", "원인", "原因"}
-	recoveryWords = []string{"restor", "recover", "resolv", "mitigat", "fixed", "back ", "again", "normal", "roll", "revert", "복구", "정상화", "해결", "復旧", "回復", "解消"}
-	sampleWords   = []string{"example", "sample", "fictional", "hypothetical", "made-up", "mock", "illustration", "fictitious"}
+	incidentWords  = []string{"outage", "incident", "downtime", "disruption", "degrad", "unavailab", "error", "fail", "broke", "went down", "rolled back", "reverted", "장애", "중단", "오류", "지연", "障害", "不具合", "停止", "エラー", "遅延", "つながりにくい"}
+	apologyWords   = []string{"apolog", "sorry", "regret", "사과", "죄송", "불편을", "お詫び", "申し訳"}
+	causeWords     = []string{"cause", "due to", "triggered", "we found", "we identified", "we determined", "we traced", "we discovered", "turned out", "investigation", "because", "원인", "原因"}
+	recoveryWords  = []string{"restor", "recover", "resolv", "mitigat", "fixed", "back ", "again", "normal", "roll", "revert", "복구", "정상화", "해결", "復旧", "回復", "解消"}
+	sampleWords    = []string{"example", "sample", "fictional", "hypothetical", "made-up", "mock", "illustration", "fictitious"}
 )
 
 // anyLine reports whether re matches a line of text (lower-cased) that

@@ -209,8 +209,8 @@ func TestScanTimesReadsKorean(t *testing.T) {
 		name string
 		text string
 		want []tsGot
-	}{		{"a space before the unit and 경 after it", "2015-05-09 오후 10 시경 ~ 2015-05-10 오후 8 시 (KST 기준)",
-			[]tsGot{{Text: "2015-05-09 오후 10 시경 ~ 2015-05-10 오후 8 시", At: "2015-05-09T22:00:00Z", Until: "2015-05-10T20:00:00Z", HasClock: true, DateWritten: true, DateKnown: true}}},
+	}{{"a space before the unit and 경 after it", "2015-05-09 오후 10 시경 ~ 2015-05-10 오후 8 시 (KST 기준)",
+		[]tsGot{{Text: "2015-05-09 오후 10 시경 ~ 2015-05-10 오후 8 시", At: "2015-05-09T22:00:00Z", Until: "2015-05-10T20:00:00Z", HasClock: true, DateWritten: true, DateKnown: true}}},
 		{"hours as a duration stay a duration", "장애는 대략 22 ~ 24 시간 동안 이어졌습니다", nil},
 
 		{"오후 adds twelve hours and the zone is in parentheses", "2018년 7월 17일 오후 3시 17분 (KST) 에 시작했다",
