@@ -37,6 +37,8 @@ func TestClassifyMapsHeadingsToKinds(t *testing.T) {
 		{"What we are changing", casefile.SectionActionItems},
 		{"What we changed", casefile.SectionActionItems},
 		{"Next steps", casefile.SectionActionItems},
+		{"The Following 2 Weeks", casefile.SectionActionItems},
+		{"How we're fixing it", casefile.SectionActionItems},
 		{"Resolution", casefile.SectionRemediation},
 		{"Mitigation", casefile.SectionRemediation},
 		{"How we found and fixed it", casefile.SectionRemediation},

@@ -1250,6 +1250,10 @@ type tlEvent struct {
 	near string
 	// lead is the text of the sentence right before the stamp.
 	lead string
+	// before is the text of the sentence from the previous stamp (or the
+	// sentence's start) to this one: "Someone noticed it and reported it
+	// internally by" where the clause is cut at "and".
+	before string
 	// sentence is the sentence of the stamp (a timeline row for a stamp
 	// that opens it); impact is read there.
 	sentence string
@@ -1403,6 +1407,11 @@ func prepareEvents(events []casefile.Event) []tlEvent {
 			out[p.i].clause = clamp(text, left, right)
 			out[p.i].sentence = clamp(text, min(sl, left), max(sr, right))
 			out[p.i].lead = clamp(text, runeFloor(text, max(sl, p.start-40)), p.start)
+			from := sl
+			if hasPrev {
+				from = max(sl, min(found[j-1].end, p.start))
+			}
+			out[p.i].before = clamp(text, from, p.start)
 			if postLabelRe.MatchString(out[p.i].lead) {
 				// "Update 15:45: Payments are working again": the time the
 				// update was posted, not a time it tells.
@@ -1462,10 +1471,12 @@ func isResolution(clause string) bool {
 // isDetection reports whether a clause says the organisation learnt of the
 // incident; a purpose ("to detect stuck consumers sooner") does not count.
 func isDetection(e *tlEvent) bool {
-	for _, loc := range tlDetectRe.FindAllStringIndex(e.clause, -1) {
-		before := strings.ToLower(e.clause[max(0, loc[0]-4):loc[0]])
-		if !strings.HasSuffix(before, "to ") {
-			return true
+	for _, text := range [...]string{e.clause, e.before} {
+		for _, loc := range tlDetectRe.FindAllStringIndex(text, -1) {
+			before := strings.ToLower(text[max(0, loc[0]-4):loc[0]])
+			if !strings.HasSuffix(before, "to ") {
+				return true
+			}
 		}
 	}
 	return tlWeakDetectRe.MatchString(e.clause) && !tlLeadStartRe.MatchString(e.lead)

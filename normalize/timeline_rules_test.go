@@ -368,6 +368,18 @@ func TestTimelineRuleIDs(t *testing.T) {
 			want: ids{RuleStartField, RuleDetectedNone, RuleResolvedField, RuleResolvedAfterComputed},
 		},
 		{
+			name: "a detection told before its time in the same sentence, cut from the clause by and",
+			events: func(t *testing.T) []casefile.Event {
+				a := "It began as degraded performance at around 11:00 GMT and had turned into a complete outage by 17:00 GMT."
+				b := "Someone noticed it and reported it internally by 22:50 GMT, and it was resolved at 23:01 GMT."
+				return []casefile.Event{
+					ev(t, "2024-11-05T11:00:00Z", "11:00 GMT", a, tl), ev(t, "2024-11-05T17:00:00Z", "17:00 GMT", a, tl),
+					ev(t, "2024-11-05T22:50:00Z", "22:50 GMT", b, tl), ev(t, "2024-11-05T23:01:00Z", "23:01 GMT", b, tl),
+				}
+			},
+			want: ids{RuleStartImpact, RuleDetectedEvent, RuleResolvedEvent, RuleResolvedAfterComputed},
+		},
+		{
 			name: "labels that name the start and the end",
 			events: func(t *testing.T) []casefile.Event {
 				return []casefile.Event{
