@@ -35,6 +35,7 @@ var commitmentRules = []commitmentRule{
 	{ID: "commitment.future", Keep: true, Re: MustPattern(`(?i)` + orgSubject + `(?:'ll|’ll|\s+(?:will|shall|are going to|plan to|intend to|aim to|have (?:started|begun) to|are committed to)\b)`)},
 	{ID: "commitment.progressive", Keep: true, Re: MustPattern(`(?i)` + orgSubject + `(?:'re|’re|'m|’m|\s+are|\s+am)\s+(?:also\s+|now\s+|currently\s+|actively\s+|already\s+)?(?:\w+ing)\b`)},
 	{ID: "commitment.done-to-prevent", Keep: true, Re: MustPattern(`(?i)` + orgSubject + `\s+(?:have\s+|'ve\s+|’ve\s+)?(?:also\s+|since\s+|already\s+|now\s+)*(?:added|changed|updated|introduced|implemented|improved|automated|documented|built|created|written|wrote|replaced|removed|moved|migrated|increased|reduced|tightened|fixed|enabled|disabled|set up|configured|rewritten|rewrote|hardened)\b[^.]*\b(?:so (?:that|we|it|this|they)|to (?:prevent|avoid|make sure|ensure|catch|detect)|again|next time|in (?:the )?future|going forward|from now on|recurr\w*)\b`)},
+	{ID: "commitment.since", Keep: true, Re: MustPattern(`(?i)^(?:since then|since the incident|since this incident|afterwards|after the incident|following the incident),?\s+(?:we|I|our (?:\w+ )?teams?)\s+(?:have\s+|'ve\s+|’ve\s+)?(?:also\s+)?\w+ed\b`)},
 	{ID: "commitment.will-now", Keep: true, Re: MustPattern(`(?i)\bwill (?:now|from now on|henceforth|going forward)\b`)},
 	{ID: "commitment.passive-future", Keep: true, Continuation: true, Re: MustPattern(`(?i)\b(?:will|shall)\s+(?:be|get|now|also|receive|gain|have)\b`)},
 	{ID: "commitment.need", Keep: true, Continuation: true, Re: MustPattern(`(?i)\bneeds? (?:(?:some|more|further|additional)\s+)*(?:work|improvements?|attention|to be (?:improved|reworked|revisited|reviewed|fixed|changed|automated))\b`)},
@@ -93,4 +94,41 @@ func splitNumbered(t string) []string {
 		}
 	}
 	return parts
+}
+
+// semicolonParts splits "We are adding A; we are strengthening B; and we
+// are introducing C" into its promises when every part is one.
+func semicolonParts(t string) []string {
+	parts := semicolonRe.Split(strings.TrimRight(t, ". "), -1)
+	if len(parts) < 2 {
+		return nil
+	}
+	for i, p := range parts {
+		parts[i] = strings.TrimSpace(p)
+		if _, ok := commitment(parts[i], false); !ok {
+			return nil
+		}
+	}
+	return parts
+}
+
+var semicolonRe = regexp.MustCompile(`;\s+(?:and\s+)?`)
+
+// measureVerbRe is a list item in the imperative, as a list of measures is
+// written ("Watch the mail queues on every server.", "Restart mail servers
+// on a regular schedule."): a plan, not a report of what was done.
+var measureVerbRe = regexp.MustCompile(`^(?i:add|watch|monitor|restart|review|improve|implement|introduce|automate|create|build|document|update|upgrade|migrate|increase|reduce|set up|enable|audit|test|alert|limit|rotate|replace|remove|separate|move|schedule|deploy|write|establish|ensure|expand|evaluate|check|refactor|harden|tighten|investigate|train|run|keep|make|switch|split|isolate|require|enforce|verify|validate|extend|strengthen|revise)\b`)
+
+// imperativeMeasures reports whether every item of a list of two or more
+// is in the imperative.
+func imperativeMeasures(items []string) bool {
+	if len(items) < 2 {
+		return false
+	}
+	for _, it := range items {
+		if !measureVerbRe.MatchString(strings.TrimSpace(it)) {
+			return false
+		}
+	}
+	return true
 }

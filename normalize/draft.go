@@ -751,6 +751,17 @@ func (d *drafter) items(field string, k casefile.SectionKind, promises bool) []c
 		c.labelledItems()
 	}
 	if len(c.out) == 0 && promises {
+		// A list of measures in the imperative, under whatever heading
+		// ("[Resolution]: Watch the mail queues …").
+		for _, s := range d.doc.Sections {
+			if s.Kind != casefile.SectionTimeline && s.Kind != casefile.SectionImpact && imperativeMeasures(s.Items) {
+				for _, it := range s.Items {
+					c.push(it, it, "list item of measures in the imperative, in the section "+quoteOr(s.Heading, "(no heading)"), 0.5)
+				}
+			}
+		}
+	}
+	if len(c.out) == 0 && promises {
 		for _, it := range listedActions(d.doc.Sections) {
 			c.push(it, it, "list item saying what the organisation changed or will change, in a section without an action-items heading", 0.4)
 		}
@@ -817,6 +828,12 @@ func (c *itemCollector) fromSection(s casefile.Section, promises bool) {
 		}
 	}
 	for _, t := range chosen {
+		if parts := semicolonParts(t); promises && parts != nil {
+			for _, part := range parts {
+				c.push(part, t, rule+", one promise of a sentence that joins several with semicolons", 0.5)
+			}
+			continue
+		}
 		c.push(t, t, rule, 0.5)
 	}
 }
@@ -1223,7 +1240,7 @@ var (
 	// tlLeadingRe: what may stand before a stamp that opens its text.
 	tlLeadingRe = MustPattern(`(?i)^[\s\p{P}]*(?:at|on|by|from|around|about|approximately)?[\s\p{P}]*$`)
 	// tlClockRe: the stamp carries a time of day, not only a date.
-	tlClockRe = MustPattern(`(?i)\d\s*[:h시時]\s*\d|\d\s*[시時]|午[前後]|\d\s*(?:am|pm|a\.m\.|p\.m\.)\b|오[전후]|^\s*\d{10,14}\s*$|\d{4}-\d\d-\d\d[T ]\d\d`)
+	tlClockRe = MustPattern(`(?i)\d\s*[:h시時]\s*\d|\d\s*[시時]|午[前後]|\d\s*(?:am|pm|a\.m\.|p\.m\.)\b|오[전후]|^\s*\d{10,14}\s*$|\d{4}-\d\d-\d\d[T ]\d\d|\b[0-2]\d[0-5]\d[A-Z]{2,4}\b`)
 	// tlDurationImpactRe / tlDurationDetectRe sort stated durations.
 	tlDurationImpactRe = MustPattern(`(?i)\blast(?:ed|ing|s)?\b|\bduration\b|\bfor (?:a total of |about |approximately |roughly |around |over |nearly |more than |almost )?(?:\d|one|two|three|four|five|six|an? )|\boutage\b|\bimpact\w*|\bunavailab\w+|\bdown\b|\bdegrad\w+|\bdisrupt\w+|\baffected\b|\berrors?\b|\bfail\w*|동안|지속|이어`)
 	tlDurationPolicyRe = MustPattern(`(?i)\b(?:more than|at least|longer than|less than|up to|every|any|each|whenever)\b`)

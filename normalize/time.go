@@ -694,9 +694,41 @@ func (p *stampParser) dateBare(i int) (tsDate, int, bool) {
 		if p.has(e, "월") {
 			return p.dateKorean(0, i)
 		}
+		if d, de, ok := p.dateSlashed(v, e); ok {
+			return d, de, true
+		}
 		return p.dateDayFirst(v, e)
 	}
 	return tsDate{}, i, false
+}
+
+// dateSlashed reads A/B/YYYY when the order is certain: one of A and B is
+// above 12 ("11/16/2017" is 16 November, "16/11/2017" too). When both could
+// be the month, the date is not read.
+func (p *stampParser) dateSlashed(a, e int) (tsDate, int, bool) {
+	if p.at(e) != '/' {
+		return tsDate{}, e, false
+	}
+	b, bn, e2 := p.digits(e + 1)
+	if bn < 1 || bn > 2 || p.at(e2) != '/' {
+		return tsDate{}, e, false
+	}
+	y, yn, e3 := p.digits(e2 + 1)
+	if yn != 4 || y < 1900 || y > 2199 || p.at(e3) == '/' || tsAlnum(p.at(e3)) {
+		return tsDate{}, e, false
+	}
+	m, d := a, b
+	switch {
+	case a > 12 && b <= 12:
+		m, d = b, a
+	case b > 12 && a <= 12:
+	default:
+		return tsDate{}, e, false
+	}
+	if !tsValidDate(y, m, d) {
+		return tsDate{}, e, false
+	}
+	return tsDate{y: y, m: m, d: d, yearWritten: true}, e3, true
 }
 
 // dateISO reads the rest of YYYY-MM-DD or YYYY/MM/DD; e is at the separator.
@@ -894,6 +926,12 @@ func (p *stampParser) clock(i int) (tsClock, int, bool) {
 // [S초]] or H시 반, or an hour with AM/PM ("9am", "5 PM").
 func (p *stampParser) clockBare(i int) (tsClock, int, bool) {
 	v, n, e := p.digits(i)
+	if n == 4 && v/100 < 24 && v%100 < 60 && tsUpper(p.at(e)) {
+		// "1156PST": hours and minutes glued to a zone abbreviation.
+		if w, we := p.word(e); !tsAlnum(p.at(we)) && w != "Z" && tzAbbrevs[w] != (tzAbbrev{}) || w == "UTC" || w == "GMT" {
+			return tsClock{h: v / 100, m: v % 100}, e, true
+		}
+	}
 	if n < 1 || n > 2 {
 		return tsClock{}, i, false
 	}

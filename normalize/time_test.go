@@ -594,6 +594,9 @@ func TestScanTimesReadsABareHourRangeAndUSZoneWords(t *testing.T) {
 		{"between roughly 2pm Eastern and 3:43pm Eastern", "2022-12-02T19:00:00Z", "2022-12-02T20:43:00Z"},
 		{"at 04:58AM Eastern US Time", "2022-12-02T09:58:00Z", ""},
 		{"Fri May 20 03:48:26 CEST 2016", "2016-05-20T01:48:26Z", ""},
+		{"1156PST: Support gets the first reports", "2022-12-02T19:56:00Z", ""},
+		{"On 11/16/2017 the certificate ran out", "2017-11-16T00:00:00Z", ""},
+		{"on 16/11/2017 too", "2017-11-16T00:00:00Z", ""},
 	}
 	for _, tt := range tests {
 		got := ScanTimes(tt.text, ctx)
