@@ -298,16 +298,20 @@ func (w *walker) paragraph(n *html.Node) {
 
 // headingMark is the mark that opens a heading written as a paragraph in
 // Korean and Japanese notices: "■障害の原因", "● 장애 원인", "【再発防止策】".
-var headingMark = regexp.MustCompile(`^\s*(?:[■□●○◆◇▶▷▪▫※]|【)\s*([^【】]{1,30}?)\s*】?\s*$`)
+var headingMark = regexp.MustCompile(`^\s*(?:[■□●○◆◇▶▷▪▫※]|【)\s*([^【】]{1,30}?)\s*】?\s*$|^\s*\[([A-Za-z][A-Za-z &/-]{1,30})\]\s*$`)
 
 // markedHeading reports a short paragraph that is a marked heading of a
 // postmortem section.
 func markedHeading(t string) (string, bool) {
 	m := headingMark.FindStringSubmatch(t)
-	if m == nil || classify(m[1]) == casefile.SectionOther {
+	if m == nil {
 		return "", false
 	}
-	return m[1], true
+	h := m[1] + m[2] // "■ 原因", or "[Cause]" as a plain-text notice marks it
+	if classify(h) == casefile.SectionOther {
+		return "", false
+	}
+	return h, true
 }
 
 // item reads a list entry without its nested lists, which become items of

@@ -1030,7 +1030,7 @@ var (
 	docStatusHostRe = MustPattern(`(?i)^status\.|status\.(?:com|io|net|org)$|\.statuspage\.io$|\.status\.io$|\.incident\.io$`)
 	docStatusPathRe = MustPattern(`(?i)^/(?:incidents?|pages/incident|pages/history)/[A-Za-z0-9]`)
 	docBugRe        = MustPattern(`(?i)^(?:bugs?|bugzilla|issues|issuetracker|jira|tracker)\.|^(?:bugs\.chromium\.org|issuetracker\.google\.com|launchpad\.net|bugs\.launchpad\.net|code\.google\.com|bugzilla\.\S+)$`)
-	docBugPathRe    = MustPattern(`(?i)/(?:browse/[A-Z][A-Z0-9]+-\d+|show_bug\.cgi|issues?/\d+|bugs?/\d+|\+bug/\d+)`)
+	docBugPathRe    = MustPattern(`(?i)/(?:browse/[A-Z][A-Z0-9]+-\d+|show_bug\.cgi|issues?/\d+|bugs?/\d+|\+bug/\d+)|^/T\d+$`)
 	docDocsRe       = MustPattern(`(?i)^(?:docs?|developers?|developer-docs|learn|support|help|kb|manual|c?wiki)\.|\.readthedocs\.io$`)
 	// docDocsPath: documentation by its path: a docs root, a guide or
 	// task page ("/tasks/", "/guides/"), or a page under a version
@@ -1067,10 +1067,11 @@ func docKind(host, path string) string {
 func (d *drafter) docs() []string {
 	out := []string{}
 	seen := map[string]bool{}
-	own := ""
+	own, ownTracker := "", false
 	if u, err := url.Parse(d.url); err == nil {
 		own = registrableDomain(u.Hostname())
 		d.host = u.Hostname()
+		ownTracker = docKind(u.Hostname(), u.Path) != "" && (docBugPathRe.MatchString(u.Path) || docCodeRe.MatchString(u.Path))
 	}
 	for _, link := range d.doc.Links {
 		canon, _, err := CanonicalURL(link)
@@ -1083,9 +1084,10 @@ func (d *drafter) docs() []string {
 		}
 		host := u.Hostname()
 		kind := docKind(host, u.Path)
-		if registrableDomain(host) == own && (kind != "status page incident" || host == d.host) {
+		if registrableDomain(host) == own && !(kind == "status page incident" && host != d.host) && !(ownTracker && (kind == "bug tracker" || kind == "issue, pull request or commit")) {
 			// The page's own site, except its status page's record of
-			// the incident.
+			// the incident and, on an issue tracker, the other issues
+			// it cites.
 			continue
 		}
 		if kind == "" {
@@ -1216,16 +1218,17 @@ var (
 	// tlDetectRe: the organisation learnt of the incident; tlWeakDetectRe:
 	// words that say so only when the time is not a start ("we are
 	// investigating errors since 14:05").
-	tlDetectRe     = MustPattern(`(?i)\balerted\b|\b(?:alerts?|alarms?|monitors?|monitoring)\b[^.;]{0,40}?\b(?:fired|fires|triggered|triggers|went off|paged|pages|sounded|notified|warned|detected)\b|\bpages?\s+(?:fired|fires|went out|follow\w*|were sent)\b|\b(?:received|got) (?:an? |the )?(?:alert|alarm|page)s?\b|\bpaged\b|\b(?:first|automated)\s+pages?\b|\bdetect(?:s|ed|ion)?\b|\bnotic(?:e|es|ed)\b|\b(?:became|become|becomes) aware\b|\b(?:were|was|are|is) made aware\b|\bdeclar(?:e|es|ed)\b|\breports? from (?:customers|users)|\b(?:customers?|users?) (?:report\w*|emailed|contacted|wrote|called|complained)|\bfound out\b|\blearn(?:ed|t) (?:of|about)\b|\b(?:alerts?|alarms?|monitors?|monitoring|dashboards?|graphs?|metrics|probes?)\b[^.;]{0,40}?\b(?:picked up|caught|flagged|spotted|showed)\b|\bflagged\b|\bspotted\b|\b(?:engineers?|team|on-?call|operators?|we|I|someone|a developer)\b[^.;]{0,30}?\b(?:saw|spotted|realized|realised|discovered)\b|\b(?:tells?|told|informs?|informed|alerts?) (?:us|the team|our team)\b|감지|인지|알림|알렸|장애를 선언|検知|発覚|認識しました`)
+	tlDetectRe     = MustPattern(`(?i)\balerted\b|\b(?:gets?|got|receives?|received) (?:the )?(?:first )?(?:reports?|complaints?|tickets?)\b|\bfirst (?:customer |user )?reports?\b|\b(?:alerts?|alarms?|monitors?|monitoring)\b[^.;]{0,40}?\b(?:fired|fires|triggered|triggers|went off|paged|pages|sounded|notified|warned|detected)\b|\bpages?\s+(?:fired|fires|went out|follow\w*|were sent)\b|\b(?:received|got) (?:an? |the )?(?:alert|alarm|page)s?\b|\bpaged\b|\b(?:first|automated)\s+pages?\b|\bdetect(?:s|ed|ion)?\b|\bnotic(?:e|es|ed)\b|\b(?:became|become|becomes) aware\b|\b(?:were|was|are|is) made aware\b|\bdeclar(?:e|es|ed)\b|\breports? from (?:customers|users)|\b(?:customers?|users?) (?:report\w*|emailed|contacted|wrote|called|complained)|\bfound out\b|\blearn(?:ed|t) (?:of|about)\b|\b(?:alerts?|alarms?|monitors?|monitoring|dashboards?|graphs?|metrics|probes?)\b[^.;]{0,40}?\b(?:picked up|caught|flagged|spotted|showed)\b|\bflagged\b|\bspotted\b|\b(?:engineers?|team|on-?call|operators?|we|I|someone|a developer)\b[^.;]{0,30}?\b(?:saw|spotted|realized|realised|discovered)\b|\b(?:tells?|told|informs?|informed|alerts?) (?:us|the team|our team)\b|감지|인지|알림|알렸|장애를 선언|検知|発覚|認識しました`)
 	tlWeakDetectRe = MustPattern(`(?i)\binvestigat\w*|\bengaged\b|\bon-?call\b|\bidentified (?:an? |the )?(?:issue|problem|incident)|조사`)
 	// tlLeadStartRe: words right before a stamp that make it a start
 	// ("since 14:05", "starting at about 03:45").
 	tlLeadStartRe = MustPattern(`(?i)\b(?:since|from|beginning(?: at| on)?|starting(?: at| on)?|began(?: at| on)?|started(?: at| on)?|begins(?: at)?|starts(?: at)?)\s+(?:about|around|approximately|roughly)?\s*$`)
 	// tlResolveRe: full recovery.
-	tlResolveRe = MustPattern(`(?i)\bresolved\b|\brecovered\b|\b(?:was|were|is) (?:all )?over\b|\bcame to an end\b|\brecovery (?:is )?complete(?:d)?\b|\b(?:working|operating|running|functioning) (?:normally|as (?:normal|expected|usual))(?: again)?\b|\bfull(?:y)?\s+(?:recover\w*|restor\w*|resolv\w*|mitigat\w*|back|operational|functional|available)|\brestored\b|\bback to normal\b|\bback (?:at|to) (?:their |its |the )?(?:normal|expected|usual|pre-incident|baseline)|\breturn(?:s|ed)? to (?:normal|expected|usual)|\bnormal (?:operations?|service|levels?)\b|\b(?:impact|incident|outage|disruption|errors?)\s+(?:ended|ends|stopped|subsided|was over|is over)|\bended at\b|\buntil\b|\bno longer (?:seeing|affected|impacted|experiencing)|\brecovery (?:was |is )?complete|\bcompleted (?:its |the |their )?recovery|\bwork(?:ed|ing|s)? (?:again|normally|straight away|as expected)\b|\b(?:flowing|flowed|running|responding|serving|online|available|reachable|up) again\b|\b(?:could|can) (?:\w+ ){0,2}(?:again|normally)\b|\b(?:was|were|is|are) (?:fully |all )?back\b(?: (?:up|online|at|by|in service))?|\b(?:everything|all (?:services|systems|equipment)) (?:is|was|were) (?:running|working|up)\b|\bfully processed\b|회복|복구(?:됐|되었|했)|해결(?:됐|되었)|정상(?:으로|화)|돌아왔|끝났|까지 이어|되살렸|復旧(?:しました|いたしました|完了|済)|回復しました|解消(?:しました|いたしました|済)|が解消$`)
+	tlResolveRe = MustPattern(`(?i)\bresolved\b|\brecovered\b|\b(?:is|was|were|are|got) (?:now )?fixed\b|\b(?:was|were|is) (?:all )?over\b|\bcame to an end\b|\brecovery (?:is )?complete(?:d)?\b|\b(?:working|operating|running|functioning) (?:normally|as (?:normal|expected|usual))(?: again)?\b|\bfull(?:y)?\s+(?:recover\w*|restor\w*|resolv\w*|mitigat\w*|back|operational|functional|available)|\brestored\b|\bback to normal\b|\bback (?:at|to) (?:their |its |the )?(?:normal|expected|usual|pre-incident|baseline)|\breturn(?:s|ed)? to (?:normal|expected|usual)|\bnormal (?:operations?|service|levels?)\b|\b(?:impact|incident|outage|disruption|errors?)\s+(?:ended|ends|stopped|subsided|was over|is over)|\bended at\b|\buntil\b|\bno longer (?:seeing|affected|impacted|experiencing)|\brecovery (?:was |is )?complete|\bcompleted (?:its |the |their )?recovery|\bwork(?:ed|ing|s)? (?:again|normally|straight away|as expected)\b|\b(?:flowing|flowed|running|responding|serving|online|available|reachable|up) again\b|\b(?:could|can) (?:\w+ ){0,2}(?:again|normally)\b|\b(?:was|were|is|are) (?:fully |all )?back\b(?: (?:up|online|at|by|in service))?|\b(?:everything|all (?:services|systems|equipment)) (?:is|was|were) (?:running|working|up)\b|\bfully processed\b|회복|복구(?:됐|되었|했)|해결(?:됐|되었)|정상(?:으로|화)|돌아왔|끝났|까지 이어|되살렸|復旧(?:しました|いたしました|完了|済)|回復しました|解消(?:しました|いたしました|済)|が解消$`)
 	// tlDiagnosisRe: the team is already working on the incident.
 	tlDiagnosisRe = MustPattern(`(?i)\btraced\b|\bidentified (?:the|a) (?:cause|problem|issue)|\bfound the cause\b|\bmitigat\w+|\bworkaround\b|\broll(?:ed|ing)? (?:it |the \w+ )?back\b|\bfail(?:ed)? over\b|원인을 찾|완화`)
 	// tlPartialRe: mitigation short of recovery.
+	stillFineRe = regexp.MustCompile(`(?i)\bstill (?:valid|works?|working|fine|good|available|intact|unaffected|healthy|in place)\b`)
 	tlPartialRe = MustPattern(`(?i)\bpartial(?:ly)?\b|\bsome\b|\bmost\b|\bmany\b|\bmajority\b|\b(?:began|beginning|start(?:ed|ing)?) to\b|\brecovering\b|\bimprov\w+|\bexcept\b|\bstill\b|\bcontinu\w+|\bmonitoring\b|\bworkaround\b|\bmitigation\b|\bsigns of\b|\bfirst (?:regions?|zones?)|\bwill be\b|\bexpect\w*|일부|대부분|부분|아직|완화`)
 	tlFullRe    = MustPattern(`(?i)\bfully\b|\bcompletely\b|\brecovery (?:is )?complete(?:d)?\b|\b(?:working|operating|running|functioning) (?:normally|as (?:normal|expected|usual))(?: again)?\b|\ball (?:regions|zones|services|customers|traffic|users)\b|\bremaining\b|완전히|모두`)
 	tlExceptRe  = MustPattern(`(?i)\bexcept\b|\bstill\b|\bwill be\b|빼고|제외|아직`)
@@ -1479,7 +1482,10 @@ func isResolution(clause string) bool {
 	if !tlResolveRe.MatchString(clause) {
 		return false
 	}
-	if tlPartialRe.MatchString(clause) && !(tlFullRe.MatchString(clause) && !tlExceptRe.MatchString(clause)) {
+	// "a certificate that is still valid": still, of something that works,
+	// says nothing partial.
+	partial := tlPartialRe.MatchString(stillFineRe.ReplaceAllString(clause, ""))
+	if partial && !(tlFullRe.MatchString(clause) && !tlExceptRe.MatchString(clause)) {
 		return false
 	}
 	return true

@@ -1121,6 +1121,8 @@ func TestCommitmentsByTenseAndMood(t *testing.T) {
 		{"We updated our documentation right away so that it cannot be missed again.", false, "commitment.done-to-prevent", true},
 		{"We have also added more alert notifications around deploys, so we hear about failures sooner next time.", false, "commitment.done-to-prevent", true},
 		{"We restarted the database and the service came back.", false, "", false},
+		{"New operations policies have been drafted so that certificate rotations are audited.", false, "commitment.passive-done", true},
+		{"Since then we have narrowed the scope of the background work.", false, "commitment.since", true},
 	}
 	for _, tt := range tests {
 		id, ok := commitment(tt.text, tt.follows)
@@ -1133,5 +1135,30 @@ func TestCommitmentsByTenseAndMood(t *testing.T) {
 	}
 	if got, ok := labelledAction("Actions: Every network change will follow a rollout plan."); !ok || got != "Every network change will follow a rollout plan." {
 		t.Errorf("labelledAction = %q, %v", got, ok)
+	}
+}
+
+func TestDocsKeepTheOwnStatusIncidentAndATrackersOtherIssues(t *testing.T) {
+	tests := []struct {
+		name, page string
+		links      []string
+		want       []string
+	}{
+		{"the organisation's own status incident", "https://improvmx.com/blog/post-mortem-api-downtime",
+			[]string{"https://status.improvmx.com/incident/842325", "https://improvmx.com/pricing"}, []string{"https://status.improvmx.com/incident/842325"}},
+		{"an issue tracker's other issues", "https://github.com/2i2c-org/infrastructure/issues/766",
+			[]string{"https://github.com/2i2c-org/infrastructure/issues/722", "https://github.com/2i2c-org/infrastructure/issues/766", "https://github.com/2i2c-org"}, []string{"https://github.com/2i2c-org/infrastructure/issues/722"}},
+		{"a Phabricator task", "https://secure.phabricator.com/T13017",
+			[]string{"https://secure.phabricator.com/T11815"}, []string{"https://secure.phabricator.com/T11815"}},
+		{"a blog's own pages are no docs", "https://blog.example.com/outage",
+			[]string{"https://blog.example.com/issues/12", "https://status.example.org/incidents/abc"}, []string{"https://status.example.org/incidents/abc"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			d := &drafter{doc: casefile.Document{URL: tt.page, Links: tt.links}, url: tt.page}
+			if diff := cmp.Diff(tt.want, d.docs()); diff != "" {
+				t.Errorf("docs (-want +got):\n%s", diff)
+			}
+		})
 	}
 }

@@ -380,6 +380,17 @@ func TestTimelineRuleIDs(t *testing.T) {
 			want: ids{RuleStartImpact, RuleDetectedEvent, RuleResolvedEvent, RuleResolvedAfterComputed},
 		},
 		{
+			name: "first reports detect it and a fix of something still valid resolves it",
+			events: func(t *testing.T) []casefile.Event {
+				return []casefile.Event{
+					ev(t, "2017-11-16T19:56:00Z", "1156PST", "1156PST: Support gets the first reports that the certificate has expired.", tl),
+					ev(t, "2017-11-16T20:05:00Z", "1205PST", "1205PST: The cause is pinned down as a mistake in the load balancer configuration.", tl),
+					ev(t, "2017-11-16T20:13:00Z", "1213PST", "1213PST: The configuration is fixed and a certificate that is still valid goes out to production.", tl),
+				}
+			},
+			want: ids{RuleStartImpact, RuleDetectedEvent, RuleResolvedEvent, RuleResolvedAfterComputed},
+		},
+		{
 			name: "labels that name the start and the end",
 			events: func(t *testing.T) []casefile.Event {
 				return []casefile.Event{
