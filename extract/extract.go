@@ -535,7 +535,14 @@ func pageSiteName(pg *page, r reading, host, docURL string) string {
 			name = ts
 		}
 	}
-	if r.siteGuessed && strings.EqualFold(strings.TrimSpace(r.title), name) {
+	if name == "" {
+		// The feed's title, when it names the site's domain ("Dark Sky API
+		// Status" on darksky.net), not a page ("Site outage: …").
+		if ft, own := feedTitle(pg.ix.links), squashName(normalize.PageOwner(docURL, "").Name); !strings.Contains(ft, ":") && own != "" && own != "unknown" && strings.Contains(squashName(ft), own) {
+			name = ft
+		}
+	}
+	if r.siteGuessed && name == r.siteName && strings.EqualFold(strings.TrimSpace(r.title), name) {
 		// go-trafilatura took the headline for the site ("v1.4.0リリースで
 		// 発生した障害について | COCOA Open Source Project"): the other part is.
 		parts := reTitleSep.Split(strings.TrimSpace(docTitle(pg.ix)), -1)
@@ -544,6 +551,40 @@ func pageSiteName(pg *page, r reading, host, docURL string) string {
 		}
 	}
 	return name
+}
+
+// squashName is a name's letters and digits, lower-cased ("Corvid Mail" →
+// "corvidmail"), to compare it with a domain.
+func squashName(s string) string {
+	var b strings.Builder
+	for _, r := range strings.ToLower(s) {
+		if unicode.IsLetter(r) || unicode.IsDigit(r) {
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+// feedTitle is the title of the site's own feed (`<link rel="alternate"
+// type="application/rss+xml" title="Dark Sky API Status">`), which names the
+// site on templates that declare no site name; "Comments Feed" links and
+// "» Feed" suffixes are not the name.
+func feedTitle(links []*html.Node) string {
+	for _, l := range links {
+		typ := strings.ToLower(attr(l, "type"))
+		if !strings.EqualFold(attr(l, "rel"), "alternate") || !strings.Contains(typ, "rss") && !strings.Contains(typ, "atom") {
+			continue
+		}
+		t := strings.TrimSpace(attr(l, "title"))
+		if t == "" || strings.Contains(strings.ToLower(t), "comments") {
+			continue
+		}
+		for _, suffix := range []string{"» Feed", "&raquo; Feed", "RSS Feed", "Atom Feed", "Feed", "RSS"} {
+			t = strings.TrimSpace(strings.TrimSuffix(t, suffix))
+		}
+		return t
+	}
+	return ""
 }
 
 // reTitleSep cuts a page title into its parts ("Post | Site").
@@ -565,15 +606,7 @@ func titleSiteName(title, pageURL string) string {
 	if !strings.HasPrefix(domain.Rule, "derived from the registrable domain") {
 		return ""
 	}
-	squash := func(s string) string {
-		var b strings.Builder
-		for _, r := range strings.ToLower(s) {
-			if unicode.IsLetter(r) || unicode.IsDigit(r) {
-				b.WriteRune(r)
-			}
-		}
-		return b.String()
-	}
+	squash := squashName
 	for _, p := range parts[1:] {
 		p = strings.TrimSpace(p)
 		if p != "" && (squash(p) == squash(domain.Name) || squash(p) == squash(domain.Source)) {

@@ -757,3 +757,23 @@ func TestSiteNameIsNotTheHeadline(t *testing.T) {
 		t.Errorf("site name %q, want the title's other part", d.SiteName)
 	}
 }
+
+func TestFeedTitleNamesTheSite(t *testing.T) {
+	page := func(feed string) string {
+		return `<html><head><title>Downtime Incident</title>` + feed + `</head><body><header><a class="site-title" href="/">Site</a></header><article><h1>Downtime Incident</h1><p>` +
+			strings.Repeat("Between 3:40AM and 7:49AM ET the API returned errors for most requests. ", 6) + `</p></article></body></html>`
+	}
+	tests := []struct{ name, feed, want string }{
+		{"a feed titled with the site's name", `<link rel="alternate" type="application/rss+xml" title="Dark Sky API Status" href="/feed.xml">`, "Dark Sky API Status"},
+		{"a feed titled after something else is no site name", `<link rel="alternate" type="application/rss+xml" title="Site Outage: restore" href="/feed.xml">`, ""},
+	}
+	for _, tt := range tests {
+		d, err := Page(context.Background(), casefile.Page{URL: "https://status.darksky.net/2017/02/20/downtime-incident.html", ContentType: "text/html", Body: []byte(page(tt.feed))})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d.SiteName != tt.want {
+			t.Errorf("%s: site name %q, want %q", tt.name, d.SiteName, tt.want)
+		}
+	}
+}

@@ -221,7 +221,7 @@ var siteNameSuffixes = map[string]bool{
 	"newsletter": true, "dispatch": true, "digest": true, "weekly": true, "bulletin": true,
 	"techblog": true, "devblog": true, "기술블로그": true, "블로그": true, "기술": true,
 	"support": true, "help": true, "center": true, "centre": true, "faq": true, "kb": true,
-	"documentation": true, "docs": true,
+	"documentation": true, "docs": true, "api": true,
 }
 
 // afterSuffixOnly are site-name suffixes that go only after another one.
@@ -240,6 +240,7 @@ var siteNamePrefixes = [][]string{
 // "GitHub Status" → "GitHub", "Engineering at Meta" → "Meta"). It returns
 // "" when nothing is left.
 func CleanSiteName(s string) string {
+	s = trademarks.Replace(s) // "Sorry™ Status" is Sorry's
 	// A mailing list's address ("announce@lists.example.org") names the
 	// organisation by its domain.
 	if _, domain, ok := strings.Cut(strings.TrimSpace(s), "@"); ok && !strings.ContainsAny(domain, " @") && strings.Contains(domain, ".") {
@@ -266,6 +267,9 @@ var (
 	listTagRe    = regexp.MustCompile(`^\s*\[([A-Za-z][\w.-]{1,40})\]\s`)
 	listSuffixRe = regexp.MustCompile(`(?i)[-_.](?:announce|announcements|users?|devel|dev|discuss|general|list|l|info|news|talk|help)$`)
 )
+
+// trademarks are the marks a name carries that are not part of it.
+var trademarks = strings.NewReplacer("™", "", "®", "", "℠", "")
 
 // domainNameRe is a site name written as a domain ("acme.tech").
 var domainNameRe = regexp.MustCompile(`^(?i:[a-z0-9-]+\.)+[a-z]{2,12}$`)

@@ -48,6 +48,8 @@ func TestCleanSiteName(t *testing.T) {
 		{"a mailing list's address names the domain", "announce@lists.acme.org", "Acme"},
 		{"a domain-like site name becomes the brand", "acme.tech blog", "Acme"},
 		{"a capitalised domain is the brand as written", "Beancount.io", "Beancount.io"},
+		{"a trademark sign is not part of the name", "Sorry™ Status", "Sorry"},
+		{"an API's status page", "Dark Sky API Status", "Dark Sky"},
 		{"a mailing list's subject tag names the project", "[CentOS-announce] mirrorlist.centos.org IPv4 outage", "CentOS"},
 		{"a social handle loses its at sign", "@acmehq", "acmehq"},
 		{"a name with a dot and spaces stays", "Acme Inc. Engineering", "Acme"},
