@@ -292,13 +292,22 @@ func (w *walker) paragraph(n *html.Node) {
 			w.heading(min(w.lastLevel+1, 6), h, true)
 			return
 		}
+		if first, rest, ok := strings.Cut(t, "\n"); ok {
+			// "[対策]" on the first line of a paragraph, its numbered
+			// measures on the lines after it.
+			if h, ok := markedHeading(first); ok {
+				w.heading(min(w.lastLevel+1, 6), h, true)
+				w.lines(rest, true)
+				return
+			}
+		}
 		w.addPara(t)
 	}
 }
 
 // headingMark is the mark that opens a heading written as a paragraph in
 // Korean and Japanese notices: "■障害の原因", "● 장애 원인", "【再発防止策】".
-var headingMark = regexp.MustCompile(`^\s*(?:[■□●○◆◇▶▷▪▫※]|【)\s*([^【】]{1,30}?)\s*】?\s*$|^\s*\[([A-Za-z][A-Za-z &/-]{1,30})\]\s*$`)
+var headingMark = regexp.MustCompile(`^\s*(?:[■□●○◆◇▶▷▪▫※]|【)\s*([^【】]{1,30}?)\s*】?\s*$|^\s*\[([^\[\]\s][^\[\]]{0,29})\]\s*$`)
 
 // markedHeading reports a short paragraph that is a marked heading of a
 // postmortem section.

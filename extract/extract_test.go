@@ -777,3 +777,26 @@ func TestFeedTitleNamesTheSite(t *testing.T) {
 		}
 	}
 }
+
+func TestBracketedHeadingOpensItsLines(t *testing.T) {
+	page := `<html><head><title>Backlog にアクセスしづらい状況となっておりました</title></head><body><article>
+<h1>Backlog にアクセスしづらい状況となっておりました</h1>
+<p>` + strings.Repeat("一部のスペースで Backlog へのアクセスが困難になっていました。", 8) + `</p>
+<p>[Cause]<br>The application cached the old database address.</p>
+<p>[対策]<br>1. フェイルオーバーの検知方法を見直します<br>2. DNS キャッシュの設定を見直します</p>
+</article></body></html>`
+	d, err := Page(context.Background(), casefile.Page{URL: "https://backlog.com/ja/blog/incident-20160929/", ContentType: "text/html", Body: []byte(page)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]casefile.Section{}
+	for _, s := range d.Sections {
+		got[s.Heading] = s
+	}
+	if s, ok := got["対策"]; !ok || s.Kind != casefile.SectionActionItems || len(s.Items) != 2 {
+		t.Errorf("section 対策 = %+v, want action items with 2 items (sections %v)", s, got)
+	}
+	if s, ok := got["Cause"]; !ok || s.Kind != casefile.SectionRootCause {
+		t.Errorf("section Cause = %+v, want the root cause", s)
+	}
+}

@@ -449,6 +449,8 @@ func (p *stampParser) rangeTail(a tsPoint, kw string) (tsPoint, bool) {
 				k = j + len("–")
 			case kw == "" && p.has(j, "부터"):
 				k = j + len("부터")
+			case kw == "" && p.has(j, "から"):
+				k = j + len("から") // 14時20分頃から14時50分頃にかけて
 			}
 		}
 	}
@@ -468,6 +470,12 @@ func (p *stampParser) rangeTail(a tsPoint, kw string) (tsPoint, bool) {
 	}
 	if p.has(b.end, "까지") {
 		b.end += len("까지")
+	}
+	for _, w := range [...]string{"   にかけて", "にかけて", "   まで", "まで"} { // "about" (頃) reads as blanks
+		if p.has(b.end, w) {
+			b.end += len(w)
+			break
+		}
 	}
 	return b, true
 }
