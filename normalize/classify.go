@@ -250,12 +250,12 @@ var componentTerms = []classTerm{
 	ct("dynamodb", `\bdynamodb\b`),
 	ct("zookeeper", `\bzookeeper\b`),
 	ct("consul", `\bconsul\b`),
-	ct("database", `\bdatabases?\b|\bDB (?:cluster|primary|replica|server)s?\b|\bprimary (?:database|replica)|데이터베이스|データベース`, "generic"),
+	ct("database", `\bdatabases?\b|\bDB (?:cluster|primary|replica|server|service|upgrade)s?\b|\bCloud DB\b|\bprimary (?:database|replica)|데이터베이스|データベース|DB ?サーバ`, "generic"),
 	ct("object-storage", `\bS3\b|\bobject stor(?:age|e)\b|\bGoogle Cloud Storage\b|\bGCS\b|\bblob storage\b`),
 	ct("block-storage", `\bEBS\b|\bblock storage\b|\bpersistent disks?\b|\bvolumes? (?:became|were) (?:stuck|unavailable)`),
 	ct("storage", `\bstorage (?:system|cluster|layer|backend|nodes?|servers?)\b|\bdisks? (?:filled|full|failures?)|\bSAN\b|\bNFS\b|\bCeph\b|ストレージ|스토리지`, "generic"),
 	ct("message-queue", `\bmessage (?:queue|broker|bus)s?\b|\brabbitmq\b|\bSQS\b|\bPub/?Sub\b|\bNATS\b|\bkinesis\b`),
-	ct("cache", `\bcach(?:e|es|ing) (?:layer|servers?|cluster|nodes?|hit)|캐시|キャッシュ`, "generic"),
+	ct("cache", `\bcach(?:e|es|ing) (?:layer|servers?|cluster|nodes?|hit|invalidation|keys?|misses)|\bcache (?:was|were|is) (?:invalidated|flushed|cleared|stale)|캐시|キャッシュ`, "generic"),
 	ct("api-gateway", `\bAPI gateways?\b`),
 	ct("authentication", `\bauthenticat\w+ (?:service|system|servers?|provider)|\bidentity provider|\bSSO\b|\bOAuth\b|\bIAM\b|\blogin service\b|認証(?:基盤|サーバー?|システム)|인증 (?:서버|시스템)`),
 	ct("secrets-management", `\bVault\b|\bSecret Manager\b|\bKMS\b|\bkey management (?:service|system)`),
@@ -366,7 +366,13 @@ type classSentence struct {
 	text  string
 	lower string
 	kind  casefile.SectionKind
+	// cause: the sentence states the cause ("The cause was a slowdown in
+	// the database table …"), in a section of another kind.
+	cause bool
 }
+
+// causeCueRe is a sentence that states the cause.
+var causeCueRe = regexp.MustCompile(`(?i)\b(?:the (?:root |underlying |main )?cause (?:was|is|of)|(?:was|were) caused by|was due to|root cause|triggered by)\b`)
 
 // documentSentences lists the title, every section's heading, paragraph
 // sentences and items, and the text of events not already seen.
@@ -391,7 +397,7 @@ func documentSentences(doc casefile.Document) []classSentence {
 		if lower == "" {
 			lower = strings.ToLower(text)
 		}
-		out = append(out, classSentence{text, lower, kind})
+		out = append(out, classSentence{text, lower, kind, kind != casefile.SectionRootCause && causeCueRe.MatchString(text)})
 	}
 	// addAll adds the sentences of a paragraph, lower-casing it once.
 	addAll := func(p string, kind casefile.SectionKind) {
@@ -654,6 +660,11 @@ func classifyList(v *Vocabulary, list string, terms []classTerm, searches [][]te
 		for _, ts := range searches[ti] {
 			s := sents[ts.sentence]
 			w := sectionWeight(weights, s.kind)
+			if s.cause {
+				// A sentence that states the cause weighs as the cause
+				// section does, whatever section holds it.
+				w = max(w, sectionWeight(weights, casefile.SectionRootCause))
+			}
 			for _, loc := range ts.m.findAll(s.text, -1) {
 				if t.negatable && negatedAt(s.text, loc[0], loc[1]) {
 					continue

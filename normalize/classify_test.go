@@ -96,6 +96,10 @@ func TestClassify(t *testing.T) {
 			"components", nil, []string{"database"}},
 		{"Korean terms count", blog, map[casefile.SectionKind]string{casefile.SectionRootCause: "설정 변경이 로드 밸런서의 버그를 건드렸다."},
 			"root_cause", []string{"software-bug"}, nil},
+		{"a sentence that states the cause weighs as the cause section", blog, map[casefile.SectionKind]string{casefile.SectionOther: "The cause was a slowdown in the database table where API calls are logged."},
+			"components", []string{"database"}, nil},
+		{"a cache invalidation that was too sensitive", blog, map[casefile.SectionKind]string{casefile.SectionRootCause: "It turned out to be a cache invalidation mechanism that was too sensitive."},
+			"components", []string{"cache"}, nil},
 		{"Korean load balancing counts as the load balancer", blog, map[casefile.SectionKind]string{casefile.SectionRootCause: "요청이 몰려 로드밸런싱용 CPU가 모자랐습니다. 로드밸런싱용 CPU를 한 대 더 늘렸습니다."},
 			"components", []string{"load-balancer", "compute"}, nil},
 	}

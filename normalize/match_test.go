@@ -109,7 +109,7 @@ func TestDictionarySearchesFindWhatTheTermsFind(t *testing.T) {
 	for _, s := range patternTexts(t) {
 		for _, sent := range textSentences(s) {
 			sent = collapseSpaces(sent)
-			sents = append(sents, classSentence{sent, strings.ToLower(sent), casefile.SectionSummary})
+			sents = append(sents, classSentence{sent, strings.ToLower(sent), casefile.SectionSummary, false})
 		}
 	}
 	found := dict.searches(sents, dictWeights)
