@@ -94,7 +94,7 @@ func Draft(doc casefile.Document) (casefile.Draft, error) {
 	}
 
 	// Owner and source.
-	owner := TitleService(doc.Title, PageOwner(doc.URL, doc.SiteName))
+	owner := SpelledAsWritten(TitleService(doc.Title, PageOwner(doc.URL, doc.SiteName)), documentProse(doc))
 	c.Org, c.OrgSlug = owner.Name, owner.Slug
 	d.add("org", owner.Name, owner.Source, owner.Rule, owner.Confidence)
 	d.add("org_slug", owner.Slug, owner.Name, "OrgSlug of the org: lower-case ASCII, hyphens", owner.Confidence)
@@ -327,6 +327,19 @@ func (d *drafter) title(owner Owner) casefile.Text {
 
 // paragraphs returns the paragraphs of every section of the given kinds,
 // in the order of the kinds, then of the page.
+// documentProse is the title and every paragraph and item of the document.
+func documentProse(doc casefile.Document) string {
+	var b strings.Builder
+	b.WriteString(doc.Title)
+	for _, s := range doc.Sections {
+		for _, p := range append(append([]string{}, s.Paragraphs...), s.Items...) {
+			b.WriteByte('\n')
+			b.WriteString(p)
+		}
+	}
+	return b.String()
+}
+
 func (d *drafter) paragraphs(kinds ...casefile.SectionKind) []string {
 	var out []string
 	for _, k := range kinds {

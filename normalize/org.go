@@ -128,7 +128,7 @@ var mirrorHosts = []string{
 	"github.com", "gist.github.com", "gitlab.com", "bitbucket.org", "codeberg.org",
 	"reddit.com", "news.ycombinator.com", "twitter.com", "x.com", "linkedin.com",
 	"lkml.org", "lore.kernel.org", "groups.google.com", "docs.google.com",
-	"wikipedia.org", "google.com",
+	"wikipedia.org", "google.com", "atlassian.net",
 }
 
 // mirrorSiteNames are site names that name a platform, not an author.
@@ -155,7 +155,7 @@ var accountSuffixes = map[string]bool{"org": true, "inc": true, "hq": true, "tea
 var blogPlatforms = []string{
 	"tistory.com", "blogspot.com", "wordpress.com", "substack.com", "github.io", "gitlab.io",
 	"medium.com", "hashnode.dev", "ghost.io", "tumblr.com", "notion.site", "velog.io",
-	"netlify.app", "vercel.app", "pages.dev", "dev.to",
+	"netlify.app", "vercel.app", "pages.dev", "dev.to", "atlassian.net",
 }
 
 // hostMatches reports whether host is h or a subdomain of it.
@@ -579,4 +579,46 @@ func SourceKind(host string, platform casefile.Platform) string {
 		return "repo"
 	}
 	return "blog"
+}
+
+// SpelledAsWritten spells an owner read off a host name ("Networkoptix" from
+// networkoptix.atlassian.net, "Darksky" from darksky.net) the way the
+// page writes the same letters as capitalised words ("Network Optix",
+// "Dark Sky"). Other owners stay.
+func SpelledAsWritten(owner Owner, text string) Owner {
+	if !strings.HasPrefix(owner.Rule, "derived from the registrable domain") && !strings.HasPrefix(owner.Rule, "the author's subdomain") {
+		return owner
+	}
+	want := squashLetters(owner.Name)
+	if len(want) < 4 {
+		return owner
+	}
+	for _, m := range capitalisedRunRe.FindAllString(text, -1) {
+		words := strings.Fields(m)
+		for i := range words {
+			for j := i + 2; j <= len(words) && j <= i+3; j++ {
+				phrase := strings.Join(words[i:j], " ")
+				if squashLetters(phrase) == want {
+					owner.Name, owner.Slug = phrase, OrgSlug(phrase)
+					owner.Rule += "; spelled as the page writes it (" + strconv.Quote(phrase) + ")"
+					return owner
+				}
+			}
+		}
+	}
+	return owner
+}
+
+// capitalisedRunRe is a run of capitalised words ("Network Optix Cloud").
+var capitalisedRunRe = regexp.MustCompile(`\b\p{Lu}[\p{L}\d]*(?:[ ]\p{Lu}[\p{L}\d]*)+`)
+
+// squashLetters is a name's letters and digits, lower-cased.
+func squashLetters(s string) string {
+	var b strings.Builder
+	for _, r := range strings.ToLower(s) {
+		if unicode.IsLetter(r) || unicode.IsDigit(r) {
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
 }
