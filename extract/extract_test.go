@@ -800,3 +800,12 @@ func TestBracketedHeadingOpensItsLines(t *testing.T) {
 		t.Errorf("section Cause = %+v, want the root cause", s)
 	}
 }
+
+func TestParseRFC3339TakesADayAlone(t *testing.T) {
+	for in, want := range map[string]string{"2024-10-14": "2024-10-14T00:00:00Z", "2024-10-14T09:30:00+02:00": "2024-10-14T07:30:00Z", "October 14": ""} {
+		got := parseRFC3339(in)
+		if (got == nil) != (want == "") || got != nil && got.Format(time.RFC3339) != want {
+			t.Errorf("parseRFC3339(%q) = %v, want %q", in, got, want)
+		}
+	}
+}

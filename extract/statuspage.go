@@ -150,7 +150,10 @@ func parseRFC3339(s string) *time.Time {
 	}
 	t, err := time.Parse(time.RFC3339, s)
 	if err != nil {
-		return nil
+		// A day alone (`<time datetime="2024-10-14">`) is that day.
+		if t, err = time.Parse(time.DateOnly, s); err != nil {
+			return nil
+		}
 	}
 	t = t.UTC()
 	return &t
