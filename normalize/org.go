@@ -221,7 +221,8 @@ var siteNameSuffixes = map[string]bool{
 	"newsletter": true, "dispatch": true, "digest": true, "weekly": true, "bulletin": true,
 	"techblog": true, "devblog": true, "기술블로그": true, "블로그": true, "기술": true,
 	"support": true, "help": true, "center": true, "centre": true, "faq": true, "kb": true,
-	"documentation": true, "docs": true, "api": true,
+	"documentation": true, "docs": true, "api": true, "ヘルプセンター": true, "サポート": true,
+	"헬프센터": true, "고객센터": true, "고객지원센터": true,
 }
 
 // afterSuffixOnly are site-name suffixes that go only after another one.

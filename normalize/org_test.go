@@ -49,6 +49,7 @@ func TestCleanSiteName(t *testing.T) {
 		{"a domain-like site name becomes the brand", "acme.tech blog", "Acme"},
 		{"a capitalised domain is the brand as written", "Beancount.io", "Beancount.io"},
 		{"a trademark sign is not part of the name", "Sorry™ Status", "Sorry"},
+		{"a Japanese help centre", "Chatwork ヘルプセンター", "Chatwork"},
 		{"an API's status page", "Dark Sky API Status", "Dark Sky"},
 		{"a mailing list's subject tag names the project", "[CentOS-announce] mirrorlist.centos.org IPv4 outage", "CentOS"},
 		{"a social handle loses its at sign", "@acmehq", "acmehq"},
