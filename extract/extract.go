@@ -8,7 +8,6 @@ import (
 	"regexp"
 	"strings"
 	"time"
-	"unicode"
 	"unicode/utf8"
 
 	"github.com/PuerkitoBio/goquery"
@@ -538,7 +537,7 @@ func pageSiteName(pg *page, r reading, host, docURL string) string {
 	if name == "" {
 		// The feed's title, when it names the site's domain ("Dark Sky API
 		// Status" on darksky.net), not a page ("Site outage: …").
-		if ft, own := feedTitle(pg.ix.links), squashName(normalize.PageOwner(docURL, "").Name); !strings.Contains(ft, ":") && own != "" && own != "unknown" && strings.Contains(squashName(ft), own) {
+		if ft, own := feedTitle(pg.ix.links), normalize.SquashName(normalize.PageOwner(docURL, "").Name); !strings.Contains(ft, ":") && own != "" && own != "unknown" && strings.Contains(normalize.SquashName(ft), own) {
 			name = ft
 		}
 	}
@@ -551,18 +550,6 @@ func pageSiteName(pg *page, r reading, host, docURL string) string {
 		}
 	}
 	return name
-}
-
-// squashName is a name's letters and digits, lower-cased ("Corvid Mail" →
-// "corvidmail"), to compare it with a domain.
-func squashName(s string) string {
-	var b strings.Builder
-	for _, r := range strings.ToLower(s) {
-		if unicode.IsLetter(r) || unicode.IsDigit(r) {
-			b.WriteRune(r)
-		}
-	}
-	return b.String()
 }
 
 // feedTitle is the title of the site's own feed (`<link rel="alternate"
@@ -606,7 +593,7 @@ func titleSiteName(title, pageURL string) string {
 	if !strings.HasPrefix(domain.Rule, "derived from the registrable domain") {
 		return ""
 	}
-	squash := squashName
+	squash := normalize.SquashName
 	for _, p := range parts[1:] {
 		p = strings.TrimSpace(p)
 		if p != "" && (squash(p) == squash(domain.Name) || squash(p) == squash(domain.Source)) {

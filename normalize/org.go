@@ -590,7 +590,7 @@ func SpelledAsWritten(owner Owner, text string) Owner {
 	if !strings.HasPrefix(owner.Rule, "derived from the registrable domain") && !strings.HasPrefix(owner.Rule, "the author's subdomain") {
 		return owner
 	}
-	want := squashLetters(owner.Name)
+	want := SquashName(owner.Name)
 	if len(want) < 4 {
 		return owner
 	}
@@ -599,7 +599,7 @@ func SpelledAsWritten(owner Owner, text string) Owner {
 		for i := range words {
 			for j := i + 2; j <= len(words) && j <= i+3; j++ {
 				phrase := strings.Join(words[i:j], " ")
-				if squashLetters(phrase) == want {
+				if SquashName(phrase) == want {
 					owner.Name, owner.Slug = phrase, OrgSlug(phrase)
 					owner.Rule += "; spelled as the page writes it (" + strconv.Quote(phrase) + ")"
 					return owner
@@ -613,8 +613,10 @@ func SpelledAsWritten(owner Owner, text string) Owner {
 // capitalisedRunRe is a run of capitalised words ("Network Optix Cloud").
 var capitalisedRunRe = regexp.MustCompile(`\b\p{Lu}[\p{L}\d]*(?:[ ]\p{Lu}[\p{L}\d]*)+`)
 
-// squashLetters is a name's letters and digits, lower-cased.
-func squashLetters(s string) string {
+// SquashName is a name's letters and digits, lower-cased ("Corvid Mail" →
+// "corvidmail", "Network Optix" → "networkoptix"), to compare it with a
+// domain.
+func SquashName(s string) string {
 	var b strings.Builder
 	for _, r := range strings.ToLower(s) {
 		if unicode.IsLetter(r) || unicode.IsDigit(r) {

@@ -5,6 +5,7 @@ import (
 	"compress/gzip"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"io"
 	"sort"
@@ -177,4 +178,20 @@ func PageQuery(f casefile.PageFilter, arg func(v any) string) string {
 		return ""
 	}
 	return " WHERE " + strings.Join(where, " AND ")
+}
+
+// DecodeDraft reads a draft stored as its three JSON columns (case,
+// evidence, timeline), as both stores keep it.
+func DecodeDraft(body, evidence, timeline string) (casefile.Draft, error) {
+	var d casefile.Draft
+	if err := json.Unmarshal([]byte(body), &d.Case); err != nil {
+		return d, fmt.Errorf("decode case: %w", err)
+	}
+	if err := json.Unmarshal([]byte(evidence), &d.Evidence); err != nil {
+		return d, fmt.Errorf("decode evidence: %w", err)
+	}
+	if err := json.Unmarshal([]byte(timeline), &d.Timeline); err != nil {
+		return d, fmt.Errorf("decode timeline: %w", err)
+	}
+	return d, nil
 }

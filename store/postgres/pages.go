@@ -252,7 +252,7 @@ func redraftState(ctx context.Context, tx pgx.Tx, sourceID int64, res *casefile.
 		return st, 0, 0, err
 	}
 	st.Found, st.Status = true, casefile.CaseStatus(status)
-	if st.Current, err = decodeDraft(body, evidence, timeline); err != nil {
+	if st.Current, err = store.DecodeDraft(body, evidence, timeline); err != nil {
 		return st, 0, 0, err
 	}
 	if st.Status == casefile.CaseDraft && !st.Edited {
@@ -260,7 +260,7 @@ func redraftState(ctx context.Context, tx pgx.Tx, sourceID int64, res *casefile.
 	}
 	err = tx.QueryRow(ctx, `SELECT case_json, evidence_json, timeline_json FROM case_proposals WHERE case_id = $1`, rowID).Scan(&body, &evidence, &timeline)
 	if err == nil {
-		p, err := decodeDraft(body, evidence, timeline)
+		p, err := store.DecodeDraft(body, evidence, timeline)
 		if err != nil {
 			return st, 0, 0, err
 		}
@@ -271,7 +271,7 @@ func redraftState(ctx context.Context, tx pgx.Tx, sourceID int64, res *casefile.
 	err = tx.QueryRow(ctx, `SELECT case_json, evidence_json, timeline_json FROM case_versions
 		WHERE case_id = $1 AND submission_id IS NOT NULL ORDER BY version DESC LIMIT 1`, rowID).Scan(&body, &evidence, &timeline)
 	if err == nil {
-		p, err := decodeDraft(body, evidence, timeline)
+		p, err := store.DecodeDraft(body, evidence, timeline)
 		if err != nil {
 			return st, 0, 0, err
 		}
@@ -280,20 +280,6 @@ func redraftState(ctx context.Context, tx pgx.Tx, sourceID int64, res *casefile.
 		return st, 0, 0, err
 	}
 	return st, rowID, version, nil
-}
-
-func decodeDraft(body, evidence, timeline string) (casefile.Draft, error) {
-	var d casefile.Draft
-	if err := json.Unmarshal([]byte(body), &d.Case); err != nil {
-		return d, fmt.Errorf("decode case: %w", err)
-	}
-	if err := json.Unmarshal([]byte(evidence), &d.Evidence); err != nil {
-		return d, fmt.Errorf("decode evidence: %w", err)
-	}
-	if err := json.Unmarshal([]byte(timeline), &d.Timeline); err != nil {
-		return d, fmt.Errorf("decode timeline: %w", err)
-	}
-	return d, nil
 }
 
 // Proposal returns the open proposal of the case with the IL id.
@@ -308,7 +294,7 @@ func (s *Store) Proposal(ctx context.Context, caseID string) (casefile.Proposal,
 			return notFound(err, "case %s has no open proposal", caseID)
 		}
 		p.CaseID = caseID
-		p.Draft, err = decodeDraft(body, evidence, timeline)
+		p.Draft, err = store.DecodeDraft(body, evidence, timeline)
 		return err
 	})
 	return p, err

@@ -257,7 +257,7 @@ func redraftState(ctx context.Context, tx *sql.Tx, sourceID int64, res *casefile
 		return st, 0, 0, err
 	}
 	st.Found, st.Status = true, casefile.CaseStatus(status)
-	if st.Current, err = decodeDraft(body, evidence, timeline); err != nil {
+	if st.Current, err = store.DecodeDraft(body, evidence, timeline); err != nil {
 		return st, 0, 0, err
 	}
 	if st.Status == casefile.CaseDraft && !st.Edited {
@@ -265,7 +265,7 @@ func redraftState(ctx context.Context, tx *sql.Tx, sourceID int64, res *casefile
 	}
 	err = tx.QueryRowContext(ctx, `SELECT case_json, evidence_json, timeline_json FROM case_proposals WHERE case_id = ?1`, rowID).Scan(&body, &evidence, &timeline)
 	if err == nil {
-		p, err := decodeDraft(body, evidence, timeline)
+		p, err := store.DecodeDraft(body, evidence, timeline)
 		if err != nil {
 			return st, 0, 0, err
 		}
@@ -276,7 +276,7 @@ func redraftState(ctx context.Context, tx *sql.Tx, sourceID int64, res *casefile
 	err = tx.QueryRowContext(ctx, `SELECT case_json, evidence_json, timeline_json FROM case_versions
 		WHERE case_id = ?1 AND submission_id IS NOT NULL ORDER BY version DESC LIMIT 1`, rowID).Scan(&body, &evidence, &timeline)
 	if err == nil {
-		p, err := decodeDraft(body, evidence, timeline)
+		p, err := store.DecodeDraft(body, evidence, timeline)
 		if err != nil {
 			return st, 0, 0, err
 		}
@@ -285,20 +285,6 @@ func redraftState(ctx context.Context, tx *sql.Tx, sourceID int64, res *casefile
 		return st, 0, 0, err
 	}
 	return st, rowID, version, nil
-}
-
-func decodeDraft(body, evidence, timeline string) (casefile.Draft, error) {
-	var d casefile.Draft
-	if err := json.Unmarshal([]byte(body), &d.Case); err != nil {
-		return d, fmt.Errorf("decode case: %w", err)
-	}
-	if err := json.Unmarshal([]byte(evidence), &d.Evidence); err != nil {
-		return d, fmt.Errorf("decode evidence: %w", err)
-	}
-	if err := json.Unmarshal([]byte(timeline), &d.Timeline); err != nil {
-		return d, fmt.Errorf("decode timeline: %w", err)
-	}
-	return d, nil
 }
 
 // Proposal returns the open proposal of the case with the IL id.
@@ -316,7 +302,7 @@ func (s *Store) Proposal(ctx context.Context, caseID string) (casefile.Proposal,
 		if p.CreatedAt, err = parseTS(created); err != nil {
 			return err
 		}
-		p.Draft, err = decodeDraft(body, evidence, timeline)
+		p.Draft, err = store.DecodeDraft(body, evidence, timeline)
 		return err
 	})
 	return p, err
