@@ -4,12 +4,14 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/incidentlib/casefile"
 	"github.com/incidentlib/casefile/modeldraft"
@@ -155,5 +157,39 @@ func TestDraftWithAModelServer(t *testing.T) {
 	}
 	if calls.Load() != 1 {
 		t.Errorf("%d model calls, want 1", calls.Load())
+	}
+}
+
+// TestRedraftThatCannotBeQueuedEndsRecordedAsFailed: when the queue refuses
+// a batch, every page of it is recorded as failed with the reason, so that
+// no accepted re-draft stays queued for ever.
+func TestRedraftThatCannotBeQueuedEndsRecordedAsFailed(t *testing.T) {
+	f := newReviewFixture(t, "")
+	ctx := context.Background()
+	f.api.pages, f.api.extractor = f.st, "test-extractor"
+	f.api.queueRedraft = func(context.Context, string, []string) error { return errors.New("nats: connection closed") }
+	id := f.addDraft(t, 1, "b1")
+	u := "https://status.larchmont.example/incidents/1"
+	if _, err := f.st.SavePage(ctx, u, casefile.Page{URL: u, FinalURL: u, ContentType: "text/html", Body: []byte("<p>page</p>"), FetchedAt: time.Now(), StatusCode: 200}, "old-extractor"); err != nil {
+		t.Fatal(err)
+	}
+	resp, err := http.Post(f.srv.URL+"/api/redrafts", "application/json", strings.NewReader(`{"ids": ["`+id+`"]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var body struct{ Error, Batch string }
+	if err := json.NewDecoder(resp.Body).Decode(&body); err != nil {
+		t.Fatal(err)
+	}
+	if resp.StatusCode != http.StatusServiceUnavailable || body.Batch == "" || !strings.Contains(body.Error, "connection closed") {
+		t.Fatalf("POST /api/redrafts = %d %+v, want 503 naming the batch and the cause", resp.StatusCode, body)
+	}
+	rep, err := f.st.RedraftReport(ctx, body.Batch)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Counts[casefile.RedraftFailed] != 1 || rep.Counts[casefile.RedraftQueued] != 0 {
+		t.Errorf("report %+v, want the page failed and none queued", rep.Counts)
 	}
 }

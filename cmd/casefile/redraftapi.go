@@ -97,7 +97,18 @@ func (s *api) postRedraft(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if err := s.queueRedraft(r.Context(), batch, urls); err != nil {
-		s.writeStoreError(w, r, err)
+		// Every page of the batch ends recorded: those the queue did not
+		// take are failed with the reason (a page it took and a worker
+		// drafts later gets its real outcome over this one).
+		reason := "not queued: " + err.Error()
+		ctx := context.WithoutCancel(r.Context())
+		for _, u := range urls {
+			if rerr := s.pages.EndRedraftJob(ctx, batch, casefile.RedraftJob{SourceURL: u, Outcome: casefile.RedraftFailed, Reason: reason}, s.extractor); rerr != nil {
+				s.log.Warn("re-draft job left queued", "batch", batch, "url", u, "err", rerr)
+			}
+		}
+		s.log.Error("re-draft not queued", "batch", batch, "err", err)
+		writeJSON(w, http.StatusServiceUnavailable, map[string]string{"error": "re-draft not queued: " + err.Error(), "batch": batch})
 		return
 	}
 	s.log.Info("re-draft queued", "batch", batch, "pages", len(urls))
