@@ -38,6 +38,7 @@ func TestClassifyMapsHeadingsToKinds(t *testing.T) {
 		{"What we changed", casefile.SectionActionItems},
 		{"Next steps", casefile.SectionActionItems},
 		{"The Following 2 Weeks", casefile.SectionActionItems},
+		{"Long-Term Changes", casefile.SectionActionItems},
 		{"How we're fixing it", casefile.SectionActionItems},
 		{"Resolution", casefile.SectionRemediation},
 		{"Mitigation", casefile.SectionRemediation},

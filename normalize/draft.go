@@ -958,7 +958,7 @@ func listedActions(sections []casefile.Section) []string {
 // ActionLeadIn is a paragraph that announces a list of changes ("Two
 // things will change:", "As a result we are:", "Here is what we are
 // doing:", "다음과 같이 개선하겠습니다", "以下の対策を実施します").
-var ActionLeadIn = MustPattern(`(?i)(?:\b(?:will change|we(?:'re| are| will)(?: doing| making| taking| changing)?|(?:changes|improvements|steps|actions|measures) (?:we|that we)|next steps|going forward|to prevent (?:this|a recurrence)|follow-?ups?)\b[^.]{0,60}:$)|\bto (?:keep|stop|prevent|avoid)\b[^.:]{0,60}\b(?:again|recurr\w*|happening)\b[^.:]{0,30}:$|다음과 같이[^.]{0,30}(?:개선|조치|보완)|以下の(?:対策|改善)`)
+var ActionLeadIn = MustPattern(`(?i)(?:\b(?:will change|we(?:'re| are| will)(?: doing| making| taking| changing)?|(?:changes|improvements|steps|actions|measures) (?:we|that we)|next steps|going forward|to prevent (?:this|a recurrence)|follow-?ups?)\b[^.]{0,60}:$)|\bto (?:keep|stop|prevent|avoid)\b[^.:]{0,60}\b(?:again|recurr\w*|happening)\b[^.:]{0,80}:$|다음과 같이[^.]{0,30}(?:개선|조치|보완)|以下の(?:対策|改善)`)
 
 // weRe: the organisation speaks of itself.
 var weRe = MustPattern(`(?i)\b(?:we|we've|we’ve|we're|we’re|we'll|we’ll|our teams?)\b`)

@@ -256,6 +256,11 @@ func CleanSiteName(s string) string {
 	}
 	for _, p := range siteNameSplitRe.Split(strings.TrimSpace(s), -1) {
 		if t := trimSiteName(p); t != "" {
+			if t == strings.TrimSpace(p) && domainNameRe.MatchString(t) {
+				// A site that calls itself by its bare domain
+				// ("cloud.gov", "crates.io") is named so.
+				return t
+			}
 			return brandOf(t)
 		}
 	}

@@ -50,6 +50,7 @@ func TestCleanSiteName(t *testing.T) {
 		{"a capitalised domain is the brand as written", "Beancount.io", "Beancount.io"},
 		{"a trademark sign is not part of the name", "Sorry™ Status", "Sorry"},
 		{"a Japanese help centre", "Chatwork ヘルプセンター", "Chatwork"},
+		{"a site that calls itself by its bare domain", "cloud.gov", "cloud.gov"},
 		{"an API's status page", "Dark Sky API Status", "Dark Sky"},
 		{"a mailing list's subject tag names the project", "[CentOS-announce] mirrorlist.centos.org IPv4 outage", "CentOS"},
 		{"a social handle loses its at sign", "@acmehq", "acmehq"},
