@@ -237,6 +237,7 @@ var componentTerms = []classTerm{
 	ct("bgp", `\bBGP\b|\broute (?:leak|announcement|advertisement)s?\b|\bwithdr[ae]w\w* (?:the |our )?routes?|\bannounc\w+ (?:the |our )?(?:routes?|prefixes)|\banycast\b`),
 	ct("cdn", `\bCDN\b|\bcontent delivery network\b|\bCloudFront\b|\b(?:the|our) edge\b|\bedge (?:network|machines?|servers?|proxy|proxies|locations?|nodes?|caches?)\b`),
 	ct("waf", `\bWAF\b|\bweb application firewall\b`),
+	ct("firewall", `\bfirewall (?:rules?|polic(?:y|ies)|config\w*|changes?)\b|\bsecurity group rules?\b|\biptables rules?\b`),
 	ct("firewall", `\bfirewalls?\b|\bsecurity groups?\b|\biptables\b`, "generic"),
 	ct("vpn", `\bVPNs?\b`),
 	ct("postgresql", `\bpostgres(?:ql)?\b|\bRDS for PostgreSQL\b|\bpgbouncer\b`),
@@ -262,7 +263,7 @@ var componentTerms = []classTerm{
 	ct("tls-certificates", `\bcertificates?\b|\bTLS handshakes?\b|\bOCSP\b|\bLet's Encrypt\b|인증서`),
 	ct("deploy-pipeline", `\bdeploy(?:ment)? (?:pipeline|system|tool\w*|process)|\b(?:release|delivery|deploy) pipelines?\b|\bpipeline(?:'s|’s)?\b|\bAzure DevOps\b|\bCI/CD\b|\bcontinuous (?:deployment|delivery)\b|\brelease process\b|\bstaged (?:rollout|software release)|\bSpinnaker\b|\bArgo ?CD\b`, "generic"),
 	ct("ci", `\bCI (?:system|pipeline|runners?|jobs?)\b|\bbuild system\b|\bGitHub Actions\b|\bJenkins\b|\bBuildkite\b`),
-	ct("package-registry", `\b(?:npm|package|container|docker|image) registry\b|\bDocker Hub\b|\bPyPI\b|\bcrates\.io\b`),
+	ct("package-registry", `\b(?:npm|package|container|docker|image) registry\b|\bDocker Hub\b|\bPyPI\b|\bcrates\.io\b|\b(?:to|on|from) npm\b|\bnpm (?:packages?|tokens?|account)\b`),
 	ct("feature-flags", `\bfeature (?:flags?|toggles?)\b|\bLaunchDarkly\b|\bkill switch(?:es)?\b`),
 	ct("monitoring", `\bmonitoring (?:system|stack|pipeline|tools?|infrastructure)\b|\balerting (?:system|pipeline|infrastructure)\b|\bobservability (?:stack|pipeline|platform)\b|\bmetrics (?:pipeline|system)\b|\bPrometheus\b|\bsynthetic (?:tests?|checks?|monitor\w*)|모니터링 시스템`, "generic"),
 	ct("autoscaler", `\bauto-?scal(?:er|ers|ing)\b|\bHPA\b`),
@@ -372,7 +373,7 @@ type classSentence struct {
 }
 
 // causeCueRe is a sentence that states the cause.
-var causeCueRe = regexp.MustCompile(`(?i)\b(?:the (?:root |underlying |main )?cause (?:was|is|of)|(?:was|were) caused by|was due to|root cause|triggered by)\b`)
+var causeCueRe = regexp.MustCompile(`(?i)\b(?:the (?:root |underlying |main )?cause (?:was|is|of)|(?:was|were) caused by|was due to|root cause|triggered by|caused (?:the|this|our) (?:incident|outage|issue|problem|disruption))\b`)
 
 // documentSentences lists the title, every section's heading, paragraph
 // sentences and items, and the text of events not already seen.
