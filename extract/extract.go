@@ -566,7 +566,10 @@ func feedTitle(links []*html.Node) string {
 		if t == "" || strings.Contains(strings.ToLower(t), "comments") {
 			continue
 		}
-		for _, suffix := range []string{"» Feed", "&raquo; Feed", "RSS Feed", "Atom Feed", "Feed", "RSS"} {
+		if before, _, ok := strings.Cut(t, "»"); ok {
+			t = before // "Site » Feed", "EX-CLOUD メンテナンス・障害情報 » フィード"
+		}
+		for _, suffix := range []string{"RSS Feed", "Atom Feed", "Feed", "RSS"} {
 			t = strings.TrimSpace(strings.TrimSuffix(t, suffix))
 		}
 		return t

@@ -278,6 +278,12 @@ func TestVerdictRulesByID(t *testing.T) {
 			[]string{"apology"}, nil},
 		{"sample content", evidence{title: "Writing reviews", text: "The following is a sample postmortem from a fictional company.\n" + long},
 			[]string{"sample"}, nil},
+		{"a status page's test incident", evidence{title: "Test incident 1", text: long},
+			[]string{"junk-title"}, nil},
+		{"a postmortem template filled with dummy text", evidence{title: "障害報告", text: "根本原因：（ダミー）設定の誤り\n" + long},
+			[]string{"sample"}, nil},
+		{"a docs page titled only Incidents", evidence{title: "Incidents", text: long},
+			[]string{"list-title"}, nil},
 		{"a zoned time that tells the impact", evidence{title: "another network outage", text: long, events: []casefile.Event{{Zone: "MDT", Text: "At 11:13 MDT this morning the utility lost its feed into the campus."}}},
 			[]string{"zoned-impact"}, nil},
 		{"a zoned time of something else", evidence{title: "release notes", text: long, events: []casefile.Event{{Zone: "UTC", Text: "At 11:13 UTC we shipped version 2."}}},
@@ -766,6 +772,7 @@ func TestFeedTitleNamesTheSite(t *testing.T) {
 	}
 	tests := []struct{ name, feed, want string }{
 		{"a feed titled with the site's name", `<link rel="alternate" type="application/rss+xml" title="Dark Sky API Status" href="/feed.xml">`, "Dark Sky API Status"},
+		{"a feed named site » feed", `<link rel="alternate" type="application/rss+xml" title="Dark Sky API Status » フィード" href="/feed.xml">`, "Dark Sky API Status"},
 		{"a feed titled after something else is no site name", `<link rel="alternate" type="application/rss+xml" title="Site Outage: restore" href="/feed.xml">`, ""},
 	}
 	for _, tt := range tests {
