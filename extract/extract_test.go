@@ -817,3 +817,25 @@ func TestParseRFC3339TakesADayAlone(t *testing.T) {
 		}
 	}
 }
+
+func TestTablesTrafilaturaLostAreReadUnderTheirHeading(t *testing.T) {
+	// A Hugo docs page whose timeline table sits in a scrolling wrapper:
+	// go-trafilatura kept the "Timeline" heading and dropped the table.
+	body, err := os.ReadFile("../testdata/corpus/139-clever-cloud-2026-03-19/page.html")
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := Page(context.Background(), casefile.Page{URL: "https://www.clever.cloud/developers/postmortem/2026-03-19/", ContentType: "text/html", Body: body})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range d.Sections {
+		if s.Heading == "Timeline" {
+			if len(s.Items) != 6 {
+				t.Errorf("Timeline has %d rows, want the table's 6: %q", len(s.Items), s.Items)
+			}
+			return
+		}
+	}
+	t.Errorf("no Timeline section")
+}
