@@ -764,6 +764,9 @@ func (d *drafter) items(field string, k casefile.SectionKind, promises bool) []c
 		c.labelledItems()
 	}
 	if len(c.out) == 0 && promises {
+		c.leadInLines()
+	}
+	if len(c.out) == 0 && promises {
 		// A list of measures in the imperative, under whatever heading
 		// ("[Resolution]: Watch the mail queues …").
 		for _, s := range d.doc.Sections {
@@ -888,6 +891,33 @@ func (c *itemCollector) promisesIn(p string) {
 	}
 }
 
+// leadInLines takes the lines after a line that announces actions inside
+// one block of lines ("So that a mistake like this cannot happen again, we
+// have done the following:" in a status update's body), up to a posting
+// stamp.
+func (c *itemCollector) leadInLines() {
+	for _, s := range c.d.doc.Sections {
+		for _, block := range append(append([]string{}, s.Items...), s.Paragraphs...) {
+			lines := strings.Split(block, "\n")
+			for i, l := range lines {
+				if !ActionLeadIn.MatchString(strings.TrimSpace(l)) {
+					continue
+				}
+				for _, next := range lines[i+1:] {
+					next = strings.TrimSpace(next)
+					if next == "" || postedLineRe.MatchString(next) {
+						break
+					}
+					c.push(next, l, "line after one announcing actions ("+strconv.Quote(strings.TrimSpace(l))+")", 0.5)
+				}
+			}
+		}
+	}
+}
+
+// postedLineRe is a status update's posting line.
+var postedLineRe = regexp.MustCompile(`(?i)^posted\b`)
+
 // labelledItems takes the list items labelled as actions ("Actions: …")
 // in any section but the timeline.
 func (c *itemCollector) labelledItems() {
@@ -958,7 +988,7 @@ func listedActions(sections []casefile.Section) []string {
 // ActionLeadIn is a paragraph that announces a list of changes ("Two
 // things will change:", "As a result we are:", "Here is what we are
 // doing:", "다음과 같이 개선하겠습니다", "以下の対策を実施します").
-var ActionLeadIn = MustPattern(`(?i)(?:\b(?:will change|we(?:'re| are| will)(?: doing| making| taking| changing)?|(?:changes|improvements|steps|actions|measures) (?:we|that we)|next steps|going forward|to prevent (?:this|a recurrence)|follow-?ups?)\b[^.]{0,60}:$)|\bto (?:keep|stop|prevent|avoid)\b[^.:]{0,60}\b(?:again|recurr\w*|happening)\b[^.:]{0,80}:$|다음과 같이[^.]{0,30}(?:개선|조치|보완)|以下の(?:対策|改善)`)
+var ActionLeadIn = MustPattern(`(?i)(?:\b(?:will change|we(?:'re| are| will)(?: doing| making| taking| changing)?|(?:changes|improvements|steps|actions|measures) (?:we|that we)|next steps|going forward|to prevent (?:this|a recurrence)|follow-?ups?)\b[^.]{0,110}:$)|\b(?:to (?:keep|stop|prevent|avoid)|so that|to make sure|to ensure)\b[^.:]{0,60}\b(?:again|recurr\w*|happening)\b[^.:]{0,80}:$|다음과 같이[^.]{0,30}(?:개선|조치|보완)|以下の(?:対策|改善)`)
 
 // weRe: the organisation speaks of itself.
 var weRe = MustPattern(`(?i)\b(?:we|we've|we’ve|we're|we’re|we'll|we’ll|our teams?)\b`)
@@ -1237,7 +1267,7 @@ var (
 	// ("since 14:05", "starting at about 03:45").
 	tlLeadStartRe = MustPattern(`(?i)\b(?:since|from|beginning(?: at| on)?|starting(?: at| on)?|began(?: at| on)?|started(?: at| on)?|begins(?: at)?|starts(?: at)?)\s+(?:about|around|approximately|roughly)?\s*$`)
 	// tlResolveRe: full recovery.
-	tlResolveRe = MustPattern(`(?i)\bresolved\b|\brecovered\b|\b(?:is|was|were|are|got) (?:now )?fixed\b|\b(?:was|were|is) (?:all )?over\b|\bcame to an end\b|\brecovery (?:is )?complete(?:d)?\b|\b(?:working|operating|running|functioning) (?:normally|as (?:normal|expected|usual))(?: again)?\b|\bfull(?:y)?\s+(?:recover\w*|restor\w*|resolv\w*|mitigat\w*|back|operational|functional|available)|\brestored\b|\bback to normal\b|\bback (?:at|to) (?:their |its |the )?(?:normal|expected|usual|pre-incident|baseline)|\breturn(?:s|ed)? to (?:normal|expected|usual)|\bnormal (?:operations?|service|levels?)\b|\b(?:impact|incident|outage|disruption|errors?)\s+(?:ended|ends|stopped|subsided|was over|is over)|\bended at\b|\buntil\b|\bno longer (?:seeing|affected|impacted|experiencing)|\brecovery (?:was |is )?complete|\bcompleted (?:its |the |their )?recovery|\bwork(?:ed|ing|s)? (?:again|normally|straight away|as expected)\b|\b(?:flowing|flowed|running|responding|serving|online|available|reachable|up) again\b|\b(?:could|can) (?:\w+ ){0,2}(?:again|normally)\b|\b(?:was|were|is|are) (?:fully |all )?back\b(?: (?:up|online|at|by|in service))?|\b(?:everything|all (?:services|systems|equipment)) (?:is|was|were) (?:running|working|up)\b|\bfully processed\b|회복|복구(?:됐|되었|했)|해결(?:됐|되었)|정상(?:으로|화)|돌아왔|끝났|까지 이어|되살렸|復旧(?:しました|いたしました|完了|済)|回復しました|解消(?:しました|いたしました|済)|が解消$`)
+	tlResolveRe = MustPattern(`(?i)\bresolved\b|\brecovered\b|\b(?:is|was|were|are|got) (?:now )?fixed\b|\b(?:was|were|is) (?:all )?over\b|\bcame to an end\b|\brecovery (?:is )?complete(?:d)?\b|\b(?:working|operating|running|functioning) (?:normally|as (?:normal|expected|usual))(?: again)?\b|\bfull(?:y)?\s+(?:recover\w*|restor\w*|resolv\w*|mitigat\w*|back|operational|functional|available)|\brestored\b|\bback to normal\b|\bback (?:at|to) (?:their |its |the )?(?:normal|expected|usual|pre-incident|baseline)|\breturn(?:s|ed)? to (?:normal|expected|usual)|\bnormal (?:operations?|service|levels?)\b|\b(?:impact|incident|outage|disruption|errors?)\s+(?:ended|ends|stopped|subsided|was over|is over)|\bended at\b|\buntil\b|\bno longer (?:seeing|affected|impacted|experiencing)|\brecovery (?:was |is )?complete|\bcompleted (?:its |the |their )?recovery|\bwork(?:ed|ing|s)? (?:again|normally|straight away|as expected)\b|\b(?:flowing|flowed|running|responding|serving|online|available|reachable|up) again\b|\b(?:could|can) (?:\w+ ){0,2}(?:again|normally)\b|\b(?:was|were|is|are) (?:fully |all )?back\b(?: (?:up|online|at|by|in service))?|\b(?:everything|all (?:remaining |other |affected )?(?:services|systems|equipment|endpoints)) (?:is|was|were|are) (?:now )?(?:running|working|up|operational|available)\b|\bfully processed\b|회복|복구(?:됐|되었|했)|해결(?:됐|되었)|정상(?:으로|화)|돌아왔|끝났|까지 이어|되살렸|復旧(?:しました|いたしました|完了|済)|回復しました|解消(?:しました|いたしました|済)|が解消$`)
 	// tlDiagnosisRe: the team is already working on the incident.
 	tlDiagnosisRe = MustPattern(`(?i)\btraced\b|\bidentified (?:the|a) (?:cause|problem|issue)|\bfound the cause\b|\bmitigat\w+|\bworkaround\b|\broll(?:ed|ing)? (?:it |the \w+ )?back\b|\bfail(?:ed)? over\b|원인을 찾|완화`)
 	// tlPartialRe: mitigation short of recovery.

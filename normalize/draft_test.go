@@ -1162,3 +1162,26 @@ func TestDocsKeepTheOwnStatusIncidentAndATrackersOtherIssues(t *testing.T) {
 		})
 	}
 }
+
+func TestActionsAfterALeadInLineOfAStatusUpdate(t *testing.T) {
+	doc := testDoc()
+	doc.SlugDate = "2022-06-06"
+	doc.Sections = []casefile.Section{{Kind: casefile.SectionTimeline, Heading: "Updates", Paragraphs: []string{}, Items: []string{
+		"Resolved - Our APIs stopped being reachable at 12:25 PM UTC.\nSo that a mistake like this cannot happen again, we have done the following:\nWe took away the possibility of removing services during a deployment.\nWe made our development environments match production.\nPosted Jun 06, 2022 - 14:30 CEST",
+	}}}
+	d := mustDraft(t, doc)
+	if len(d.Case.ActionItems) != 2 || !strings.Contains(d.Case.ActionItems[1].Text.EN, "development environments") {
+		t.Errorf("action items %+v, want the two lines after the lead-in", d.Case.ActionItems)
+	}
+	for _, lead := range []string{
+		"These are the changes we have made, or are making for the longer term, so that this does not happen again:",
+		"To keep this kind of situation from recurring, we have opened the following long-term investigations:",
+	} {
+		if !ActionLeadIn.MatchString(lead) {
+			t.Errorf("ActionLeadIn does not match %q", lead)
+		}
+	}
+	if !isResolution("By 12:47 PM UTC the /v3 endpoints and all remaining services were working as well.") {
+		t.Errorf("all remaining services working is no resolution")
+	}
+}
