@@ -3,6 +3,7 @@ package normalize
 import (
 	"net/url"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode"
@@ -343,6 +344,14 @@ func PageOwner(pageURL, siteName string) Owner {
 		return Owner{Name: org, Slug: OrgSlug(org), Rule: "known host table: " + host + " is owned by " + org, Source: host, Confidence: 0.95}
 	}
 	mirror := isMirrorHost(host)
+	if slices.Contains(codeHosts, host) {
+		// A code forge's page belongs to the account that owns the
+		// repository, whatever its title says ("docs/postmortem.md at
+		// master · void-linux/void-infrastructure").
+		if name, rule := platformAuthor(host, path); name != "" {
+			return Owner{Name: name, Slug: OrgSlug(name), Rule: rule, Source: host + path, Confidence: 0.6}
+		}
+	}
 	if name := CleanSiteName(siteName); name != "" && !mirrorSiteNames[strings.ToLower(name)] {
 		if slug := OrgSlug(name); slug != "" {
 			rule := "the page's site name"
@@ -592,7 +601,7 @@ func SourceKind(host string, platform casefile.Platform) string {
 // page writes the same letters as capitalised words ("Network Optix",
 // "Dark Sky"). Other owners stay.
 func SpelledAsWritten(owner Owner, text string) Owner {
-	if !strings.HasPrefix(owner.Rule, "derived from the registrable domain") && !strings.HasPrefix(owner.Rule, "the author's subdomain") {
+	if !strings.HasPrefix(owner.Rule, "derived from the registrable domain") && !strings.HasPrefix(owner.Rule, "the author's subdomain") && !strings.HasPrefix(owner.Rule, "the account ") {
 		return owner
 	}
 	want := SquashName(owner.Name)

@@ -98,6 +98,7 @@ func TestPageOwner(t *testing.T) {
 		{"a Korean site name leaves the domain to name the owner", "http://tech.moamarket.co.kr/blog/view.php?no=48", "모아마켓 기술블로그", "Moamarket", "moamarket"},
 		{"a GitHub issue is owned by the repository's account", "https://github.com/2i2c-org/infrastructure/issues/766", "GitHub", "2i2c", "2i2c"},
 		{"a GitLab issue likewise", "https://gitlab.com/acme-inc/platform/-/issues/12", "", "Acme", "acme"},
+		{"a code forge's file page, whatever its title", "https://github.com/void-linux/void-infrastructure/blob/master/docs/src/postmortem/2021-06-06.md", "void-infrastructure/docs/src/postmortem/2021-06-06.md at master", "Void-linux", "void-linux"},
 		{"a YouTube talk has no owner from its host", "https://www.youtube.com/watch?v=OUYTNywPk-s", "YouTube", "unknown", "unknown"},
 	}
 	for _, tt := range tests {

@@ -391,6 +391,17 @@ func TestTimelineRuleIDs(t *testing.T) {
 			want: ids{RuleStartImpact, RuleDetectedEvent, RuleResolvedEvent, RuleResolvedAfterComputed},
 		},
 		{
+			name: "a machine that no longer answered starts it and a report on IRC detects it",
+			events: func(t *testing.T) []casefile.Event {
+				return []casefile.Event{
+					ev(t, "2021-06-06T09:30:00Z", "2021-06-06 09:30", "2021-06-06 09:30: The machine no longer answered heartbeats.", tl),
+					ev(t, "2021-06-06T09:54:00Z", "2021-06-06 09:54", "2021-06-06 09:54: maldridge reported the problem on IRC", tl),
+					ev(t, "2021-06-06T11:25:00Z", "2021-06-06 11:25", "2021-06-06 11:25: the services were restored.", tl),
+				}
+			},
+			want: ids{RuleStartImpact, RuleDetectedEvent, RuleResolvedEvent, RuleResolvedAfterComputed},
+		},
+		{
 			name: "labels that name the start and the end",
 			events: func(t *testing.T) []casefile.Event {
 				return []casefile.Event{
