@@ -278,6 +278,8 @@ func TestVerdictRulesByID(t *testing.T) {
 			[]string{"apology"}, nil},
 		{"sample content", evidence{title: "Writing reviews", text: "The following is a sample postmortem from a fictional company.\n" + long},
 			[]string{"sample"}, nil},
+		{"delayed mail is incident vocabulary and a delivery delay an outage title", evidence{title: "Mail delivery delay – Tuesday, Nov. 4, 2014", text: "From about 11:00 AM mail was held up by as much as 15 minutes. Delivery times were back to normal at 3:20 PM."},
+			[]string{"title-outage", "vocabulary"}, nil},
 		{"a status page's test incident", evidence{title: "Test incident 1", text: long},
 			[]string{"junk-title"}, nil},
 		{"a postmortem template filled with dummy text", evidence{title: "障害報告", text: "根本原因：（ダミー）設定の誤り\n" + long},
