@@ -402,6 +402,17 @@ func TestTimelineRuleIDs(t *testing.T) {
 			want: ids{RuleStartImpact, RuleDetectedEvent, RuleResolvedEvent, RuleResolvedAfterComputed},
 		},
 		{
+			name: "a rollback after which stability returned ends it",
+			events: func(t *testing.T) []casefile.Event {
+				return []casefile.Event{
+					ev(t, "2025-01-29T16:05:00Z", "16:05 UTC", "16:05 UTC – Most clients dropped their connections and could not reconnect reliably.", tl),
+					ev(t, "2025-01-29T16:11:00Z", "16:11 UTC", "16:11 UTC – An incident was declared and a rollback started.", tl),
+					ev(t, "2025-01-29T16:53:00Z", "16:53 UTC", "16:53 UTC – The rollback finished and stability returned.", tl),
+				}
+			},
+			want: ids{RuleStartImpact, RuleDetectedEvent, RuleResolvedEvent, RuleResolvedAfterComputed},
+		},
+		{
 			name: "labels that name the start and the end",
 			events: func(t *testing.T) []casefile.Event {
 				return []casefile.Event{
