@@ -115,7 +115,11 @@ func ParseTime(s string, ctx TimeContext) (Stamp, bool) {
 	}
 	p := stampParser{s: cjkUnits(s[:end]), ctx: ctx}
 	x, ok := p.expr(off)
-	if !ok || x.start != off || x.end != end {
+	xe := x.end
+	for xe < end && !utf8.RuneStart(s[xe]) {
+		xe++ // a unit moved before its space ("0 분" read as "0분 ") ends inside the original's rune
+	}
+	if !ok || x.start != off || xe != end {
 		return Stamp{}, false
 	}
 	st := p.build(x)
