@@ -27,7 +27,7 @@ type commitmentRule struct {
 // orgSubject is the organisation, or one of its people, as the subject of
 // the main clause: at the start, or after a short opening phrase ("To
 // prevent a repeat, we …", "From now on we …").
-const orgSubject = `^(?:(?:[^,;:]{1,70},\s*){1,2}|(?:from now on|going forward|in (?:the )?future|next|now|also|additionally|in addition|as a result|after this|soon|shortly|this (?:week|month|quarter)|(?:over|within|in|during) (?:the )?(?:next|coming|following) [\w-]+(?: [\w-]+)?)\s+)?(?:we|I|our (?:\w+ )?(?:teams?|engineers?)|the (?:\w+ )?team)`
+const orgSubject = `^(?:(?:[^,;:]{1,70},\s*){1,2}|(?:when|once|after|before|if|as soon as|until)\b[^,;:.]{1,60}?\s+|(?:from now on|going forward|in (?:the )?future|next|now|also|additionally|in addition|as a result|after this|soon|shortly|this (?:week|month|quarter)|(?:over|within|in|during) (?:the )?(?:next|coming|following) [\w-]+(?: [\w-]+)?)\s+)?(?:we|I|our (?:\w+ )?(?:teams?|engineers?)|the (?:\w+ )?team)`
 
 var commitmentRules = []commitmentRule{
 	{ID: "commitment.meta", Re: MustPattern(`(?i)\b(?:this|the following|the present|our) (?:post|write-?up|article|report|page|document|blog)\b|\bbelow (?:you will find|we|is|are)\b|\bwhat we (?:are doing|intend to do|will do|plan to do|did|learned)\b|\bread more\b|\bwe owe\b|\b(?:post|share|provide|publish)(?:ing)? (?:again|an? (?:further |full )?(?:update|report|post-?mortem|write-?up|rca)|updates|more (?:details|information)|further details)\b|\bnext update\b|\bkeep you (?:updated|informed|posted)\b`)},
@@ -37,6 +37,8 @@ var commitmentRules = []commitmentRule{
 	{ID: "commitment.done-to-prevent", Keep: true, Re: MustPattern(`(?i)` + orgSubject + `\s+(?:have\s+|'ve\s+|’ve\s+)?(?:also\s+|since\s+|already\s+|now\s+)*(?:added|changed|updated|introduced|implemented|improved|automated|documented|built|created|written|wrote|replaced|removed|moved|migrated|increased|reduced|tightened|fixed|enabled|disabled|set up|configured|rewritten|rewrote|hardened)\b[^.]*\b(?:so (?:that|we|it|this|they)|to (?:prevent|avoid|make sure|ensure|catch|detect)|again|next time|in (?:the )?future|going forward|from now on|recurr\w*)\b`)},
 	{ID: "commitment.since", Keep: true, Re: MustPattern(`(?i)^(?:since then|since the incident|since this incident|afterwards|after the incident|following the incident),?\s+(?:we|I|our (?:\w+ )?teams?)\s+(?:have\s+|'ve\s+|’ve\s+)?(?:also\s+)?\w+ed\b`)},
 	{ID: "commitment.passive-done", Keep: true, Re: MustPattern(`(?i)\b(?:have|has) (?:now |also |since )?been (?:\w+ed|written|built|set up)\b[^.]*\b(?:so (?:that|we|it|this)|to (?:prevent|avoid|make sure|ensure)|again|in (?:the )?future)\b`)},
+	{ID: "commitment.restored", Re: MustPattern(`(?i)\b(?:has|have) (?:now |since )?been (?:restored|recovered|resolved|fixed|mitigated|rolled back|brought back)\b`)},
+	{ID: "commitment.now-done", Keep: true, Re: MustPattern(`(?i)\b(?:has|have) now been (?:\w+ed|rebuilt|rewritten|set up)\b`)},
 	{ID: "commitment.will-now", Keep: true, Re: MustPattern(`(?i)\bwill (?:now|from now on|henceforth|going forward)\b`)},
 	{ID: "commitment.passive-future", Keep: true, Continuation: true, Re: MustPattern(`(?i)\b(?:will|shall)\s+(?:be|get|now|also|receive|gain|have)\b`)},
 	{ID: "commitment.need", Keep: true, Continuation: true, Re: MustPattern(`(?i)\bneeds? (?:(?:some|more|further|additional)\s+)*(?:work|improvements?|attention|to be (?:improved|reworked|revisited|reviewed|fixed|changed|automated))\b`)},

@@ -1123,6 +1123,9 @@ func TestCommitmentsByTenseAndMood(t *testing.T) {
 		{"We restarted the database and the service came back.", false, "", false},
 		{"New operations policies have been drafted so that certificate rotations are audited.", false, "commitment.passive-done", true},
 		{"Since then we have narrowed the scope of the background work.", false, "commitment.since", true},
+		{"When the hardware is next refreshed we will look at ZFS.", false, "commitment.future", true},
+		{"wal-g has now been upgraded on every server.", false, "commitment.now-done", true},
+		{"The service has now been restored for every customer.", false, "commitment.restored", false},
 	}
 	for _, tt := range tests {
 		id, ok := commitment(tt.text, tt.follows)
