@@ -537,7 +537,8 @@ func pageSiteName(pg *page, r reading, host, docURL string) string {
 	if name == "" {
 		// The feed's title, when it names the site's domain ("Dark Sky API
 		// Status" on darksky.net), not a page ("Site outage: …").
-		if ft, own := feedTitle(pg.ix.links), normalize.SquashName(normalize.PageOwner(docURL, "").Name); !strings.Contains(ft, ":") && own != "" && own != "unknown" && strings.Contains(normalize.SquashName(ft), own) {
+		own := normalize.SquashName(normalize.PageOwner(docURL, "").Name)
+		if ft := feedTitle(pg.ix.links); !strings.Contains(ft, ":") && own != "" && own != "unknown" && strings.Contains(normalize.SquashName(ft), own) {
 			name = ft
 		}
 	}

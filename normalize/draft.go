@@ -1102,6 +1102,12 @@ func docKind(host, path string) string {
 	return ""
 }
 
+// isTrackerKind reports a docKind that is an issue, a pull request or a
+// bug report.
+func isTrackerKind(kind string) bool {
+	return kind == "bug tracker" || kind == "issue, pull request or commit"
+}
+
 // docs keeps the cited links that are upstream issues, bug reports or
 // documentation, not the page's own site, de-duplicated by canonical URL.
 // A fragment that names a section of a cited documentation page is kept;
@@ -1114,7 +1120,7 @@ func (d *drafter) docs() []string {
 	if u, err := url.Parse(d.url); err == nil {
 		own = registrableDomain(u.Hostname())
 		d.host = u.Hostname()
-		ownTracker = docKind(u.Hostname(), u.Path) != "" && (docBugPathRe.MatchString(u.Path) || docCodeRe.MatchString(u.Path))
+		ownTracker = isTrackerKind(docKind(u.Hostname(), u.Path))
 	}
 	for _, link := range d.doc.Links {
 		canon, _, err := CanonicalURL(link)
@@ -1127,7 +1133,7 @@ func (d *drafter) docs() []string {
 		}
 		host := u.Hostname()
 		kind := docKind(host, u.Path)
-		if registrableDomain(host) == own && !(kind == "status page incident" && host != d.host) && !(ownTracker && (kind == "bug tracker" || kind == "issue, pull request or commit")) {
+		if registrableDomain(host) == own && !(kind == "status page incident" && host != d.host) && !(ownTracker && isTrackerKind(kind)) {
 			// The page's own site, except its status page's record of
 			// the incident and, on an issue tracker, the other issues
 			// it cites.

@@ -192,20 +192,16 @@ func TestTitleService(t *testing.T) {
 
 func TestSpelledAsWritten(t *testing.T) {
 	tests := []struct {
-		name, url, text, want string
+		name, url, site, text, want string
 	}{
-		{"a domain's letters written as two words", "https://status.darksky.net/2017/02/20/downtime-incident.html", "The Dark Sky API returned errors for four hours.", "Dark Sky"},
-		{"a platform subdomain written as two words", "https://networkoptix.atlassian.net/wiki/spaces/CHS/blog/1", "Network Optix Cloud was down for 28 minutes.", "Network Optix"},
-		{"other capitalised words do not rename it", "https://status.darksky.net/x", "The Forecast API was down.", "Darksky"},
-		{"a site name is kept", "https://blog.example.com/x", "Example Corp was down.", "Example"},
+		{"a domain's letters written as two words", "https://status.darksky.net/2017/02/20/downtime-incident.html", "", "The Dark Sky API returned errors for four hours.", "Dark Sky"},
+		{"a platform subdomain written as two words", "https://networkoptix.atlassian.net/wiki/spaces/CHS/blog/1", "", "Network Optix Cloud was down for 28 minutes.", "Network Optix"},
+		{"other capitalised words do not rename it", "https://status.darksky.net/x", "", "The Forecast API was down.", "Darksky"},
+		{"a site name is kept", "https://blog.example.com/x", "Example", "Example Corp was down.", "Example"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			o := PageOwner(tt.url, "")
-			if tt.name == "a site name is kept" {
-				o = PageOwner(tt.url, "Example")
-			}
-			if got := SpelledAsWritten(o, tt.text); got.Name != tt.want {
+			if got := SpelledAsWritten(PageOwner(tt.url, tt.site), tt.text); got.Name != tt.want {
 				t.Errorf("SpelledAsWritten(%q) = %q, want %q (rule %s)", tt.text, got.Name, tt.want, got.Rule)
 			}
 		})
