@@ -94,6 +94,9 @@ type Document struct {
 	Published *time.Time `json:"published,omitempty"`
 	// SlugDate is a YYYY-MM-DD date found in the URL, an incident-date candidate.
 	SlugDate string `json:"slug_date,omitempty"`
+	// StatedDay is a YYYY-MM-DD day the title or the opening lines give
+	// the incident ("Outage Postmortem: February 20"), another candidate.
+	StatedDay string `json:"stated_day,omitempty"`
 	// Zone is the zone the page declares for times written without one.
 	Zone string `json:"zone,omitempty"`
 	// StatedDurations are durations stated in words ("lasting 2 hours and

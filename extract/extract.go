@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/url"
 	"regexp"
+	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -222,6 +223,11 @@ func assemble(pg *page, r reading) casefile.Document {
 			env.ref, env.refYear = *p, p.Year()
 		}
 	}
+	if env.ref.IsZero() && env.refYear == 0 {
+		// No publication date and no copyright year: a month the text
+		// names with its year ("the February 2020 roadmap") dates the page.
+		env.refYear = namedMonthYear(r.blocks)
+	}
 	if env.zone == nil {
 		for _, b := range r.blocks {
 			if name, loc, ok := normalize.DeclaredZone(b.text); ok && loc != nil {
@@ -236,7 +242,11 @@ func assemble(pg *page, r reading) casefile.Document {
 		env.zone, env.zoneName = writtenZone(r.blocks)
 	}
 	if env.date.IsZero() {
-		env = incidentDay(env, d.Title, r.blocks, d.SlugDate, d.Published)
+		var stated bool
+		env, stated = incidentDay(env, d.Title, r.blocks, d.SlugDate, d.Published)
+		if stated {
+			d.StatedDay = env.date.Format("2006-01-02")
+		}
 	}
 	if env.year == 0 {
 		env.year = env.refYear
@@ -280,10 +290,27 @@ func assemble(pg *page, r reading) casefile.Document {
 		}
 	}
 	d.Postmortem = verdict(evidence{synthetic: synthetic,
-		url: pg.orig, title: d.Title, docTitle: docTitle(pg.ix), signals: r.signals, sections: d.Sections, events: d.Events,
+		url: pg.orig, title: d.Title, site: d.SiteName, docTitle: docTitle(pg.ix), signals: r.signals, sections: d.Sections, events: d.Events,
 		text: strings.Join(texts[1:], "\n"), paras: paras, links: len(d.Links), listPage: r.listPage,
 	})
 	return d
+}
+
+// monthYearRe finds a month named with its year ("February 2020").
+var monthYearRe = regexp.MustCompile(`(?i)\b(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\.? ((?:19|20)\d\d)\b`)
+
+// namedMonthYear is the latest year the blocks name beside a month, 0 when
+// none does: the year a page without a date was written in, at the earliest.
+func namedMonthYear(blocks []block) int {
+	latest := 0
+	for _, b := range blocks {
+		for _, m := range monthYearRe.FindAllStringSubmatch(b.text, -1) {
+			if y, err := strconv.Atoi(m[1]); err == nil && y > latest {
+				latest = y
+			}
+		}
+	}
+	return latest
 }
 
 // pageTitle is the title the page gives itself: og:title, twitter:title,
@@ -329,7 +356,7 @@ func writtenZone(blocks []block) (*time.Location, string) {
 // incidentDay picks the day a time without a date falls on: a date the
 // title or the lead declares, else the slug date, else the publication
 // date.
-func incidentDay(env timeEnv, title string, blocks []block, slug string, published *time.Time) timeEnv {
+func incidentDay(env timeEnv, title string, blocks []block, slug string, published *time.Time) (timeEnv, bool) {
 	candidates := []string{title}
 	for _, b := range blocks {
 		if len(candidates) >= 6 {
@@ -344,7 +371,7 @@ func incidentDay(env timeEnv, title string, blocks []block, slug string, publish
 		if t, ok := normalize.DeclaredDate(c); ok {
 			env.date = time.Date(t.Year(), t.Month(), t.Day(), 0, 0, 0, 0, time.UTC)
 			env.year = t.Year()
-			return env
+			return env, true
 		}
 		if !hasRef {
 			continue
@@ -355,7 +382,7 @@ func incidentDay(env timeEnv, title string, blocks []block, slug string, publish
 				y, m, dd := st.Local.Date()
 				env.date = time.Date(y, m, dd, 0, 0, 0, 0, time.UTC)
 				env.year = y
-				return env
+				return env, true
 			}
 		}
 	}
@@ -376,12 +403,12 @@ func incidentDay(env timeEnv, title string, blocks []block, slug string, publish
 			if back, ok := daysBack(c, post.Weekday()); ok {
 				t := post.AddDate(0, 0, -back)
 				env.date, env.year = t, t.Year()
-				return env
+				return env, false
 			}
 		}
 		env.date, env.year = *post, post.Year()
 	}
-	return env
+	return env, false
 }
 
 // reDayBack finds a day the text names relative to when it was written.

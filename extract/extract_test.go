@@ -292,6 +292,16 @@ func TestVerdictRulesByID(t *testing.T) {
 			nil, []string{"zoned-impact"}},
 		{"a Japanese page has incident vocabulary", evidence{title: "お知らせ", text: strings.Repeat("サービスに障害が発生しました。", 20)},
 			[]string{"vocabulary"}, nil},
+		{"a how-to that labels its sample times as examples", evidence{title: "Postmortem reports", text: "A summary says what happened.\nExample:\nThe gateway failed between 14:12 and 15:44 UTC.\nFor example:\nThe 14:10 UTC deploy broke the health check.\n" + long},
+			[]string{"example-labels"}, nil},
+		{"one example label is not a how-to", evidence{title: "Postmortem", text: "Example:\nThe gateway failed.\n" + long},
+			nil, []string{"example-labels"}},
+		{"a third-person retelling of another company's outage", evidence{url: u("https://bytes.substack.com/p/fk"), site: "Byte Notes", title: "When a foreign key crashed Heroku", text: "Heroku had an outage lasting several hours on June 8, 2023.\n" + long},
+			[]string{"retelling"}, nil},
+		{"the publisher's own outage told in the third person", evidence{url: u("https://status.acme.io/incidents/1"), site: "Acme", title: "Outage", text: "Acme had an outage lasting several hours.\n" + long},
+			nil, []string{"retelling"}},
+		{"an account in the first person is no retelling", evidence{url: u("https://blog.example.com/p"), site: "Example", title: "Outage", text: "Heroku had an outage, and our deploys failed with it.\n" + long},
+			nil, []string{"retelling"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -340,6 +350,21 @@ func TestExtraURLsNamesRelatedJSON(t *testing.T) {
 				t.Errorf("ExtraURLs(%q) (-want +got):\n%s", tt.page, diff)
 			}
 		})
+	}
+}
+
+func TestTitleDayTakesTheYearOfAMonthTheTextNames(t *testing.T) {
+	page := `<html><head><title>Outage Postmortem: February 20</title></head><body><article>
+<h1>Outage Postmortem: February 20</h1>
+<p>The site was down for about twelve hours today, most of it overnight, and nobody noticed for a long time.</p>
+<p>Monitoring stays on the list for after the February 2020 roadmap; a database restart caused the crash.</p>
+</article></body></html>`
+	d, err := Page(context.Background(), casefile.Page{URL: "https://forum.example.com/t/outage-postmortem/235", ContentType: "text/html", Body: []byte(page)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.StatedDay != "2020-02-20" {
+		t.Errorf("StatedDay = %q, want 2020-02-20 (the title's day in the year the text names)", d.StatedDay)
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"math"
 	"net/url"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -30,6 +31,7 @@ type signal struct {
 type evidence struct {
 	url      *url.URL
 	title    string
+	site     string   // the page's site name
 	docTitle string   // the <title> element, when the title came from elsewhere
 	signals  []signal // the platform reader's own, from structured fields
 	sections []casefile.Section
@@ -216,6 +218,25 @@ var verdictRules = []verdictRule{
 		}
 		return 0, ""
 	}},
+	{"example-labels", "", func(v *verdictInput) (float64, string) {
+		if n := countLines(v.lower, exampleLabelRe); n >= 2 {
+			return -4, strconv.Itoa(n) + " lines that label what follows as an example: a how-to"
+		}
+		return 0, ""
+	}},
+	{"retelling", "", func(v *verdictInput) (float64, string) {
+		if firstPersonRe.MatchString(v.text) {
+			return 0, ""
+		}
+		for _, line := range strings.Split(v.text, "\n") {
+			m := retellRe.FindStringSubmatch(line)
+			if m == nil || v.owns(m[1]) {
+				continue
+			}
+			return -3, "a third-person account of " + m[1] + "'s outage with no first person: a retelling, not the publisher's own"
+		}
+		return 0, ""
+	}},
 	{"several-incidents", "", func(v *verdictInput) (float64, string) {
 		if days, span, runs := eventDays(v.events); days >= 3 && span > 7 && runs >= 3 {
 			return -2, "times on " + strconv.Itoa(days) + " days in " + strconv.Itoa(runs) + " separate runs over " + strconv.Itoa(span) + " days: several incidents"
@@ -246,6 +267,40 @@ var verdictRules = []verdictRule{
 		}
 		return 0, ""
 	}},
+}
+
+var (
+	// exampleLabelRe is a line that only announces an example.
+	exampleLabelRe = regexp.MustCompile(`^\s*(?:for )?(?:an? )?(?:examples?|samples?|e\.g\.)\s*[:：]?\s*$`)
+	// firstPersonRe is the writer speaking for itself, as an organisation's
+	// own account does.
+	firstPersonRe = regexp.MustCompile(`(?i)\b(?:we|we're|we’re|we've|we’ve|we'll|we’ll|our|ours|us)\b|\bI\b|\bI'm\b|\bmy\b`)
+	// retellRe is a sentence telling that a named organisation had an
+	// outage ("Heroku had an outage lasting several hours").
+	retellRe = regexp.MustCompile(`\b([A-Z][\w.&-]+(?: [A-Z][\w.&-]+)?)(?:'s|’s)? (?:had|suffered|experienced|went through|faced) (?:an? |its |their )?(?:[\w-]+ ){0,3}(?:outage|incident|downtime|disruption)s?\b`)
+)
+
+// countLines counts the lines of text that re matches.
+func countLines(text string, re *regexp.Regexp) int {
+	n := 0
+	for _, line := range strings.Split(text, "\n") {
+		if re.MatchString(line) {
+			n++
+		}
+	}
+	return n
+}
+
+// owns reports whether name is the page's own organisation: in its site
+// name or its host.
+func (v *verdictInput) owns(name string) bool {
+	n := strings.ToLower(strings.ReplaceAll(name, " ", ""))
+	site := strings.ToLower(strings.ReplaceAll(v.site, " ", ""))
+	host := ""
+	if v.url != nil {
+		host = strings.ToLower(v.url.Hostname())
+	}
+	return n != "" && (strings.Contains(site, n) || strings.Contains(host, n) || site != "" && strings.Contains(n, site))
 }
 
 // titles are the titles the title rules read: the page's title and, when

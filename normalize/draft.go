@@ -237,6 +237,9 @@ func (d *drafter) date(tl tlChoice) (string, error) {
 		day := tl.start.at.UTC().Format("2006-01-02")
 		d.add("date", day, tl.start.source, "UTC day of started_at "+utc(tl.start.at), tl.start.conf)
 		return day, nil
+	case slugDateRe.MatchString(d.doc.StatedDay):
+		d.add("date", d.doc.StatedDay, d.doc.Title, "the day the title or the opening lines name: the timeline gives no usable start", 0.5)
+		return d.doc.StatedDay, nil
 	case slugDateRe.MatchString(d.doc.SlugDate):
 		d.add("date", d.doc.SlugDate, d.doc.URL, "date in the URL: the timeline gives no usable start", 0.5)
 		return d.doc.SlugDate, nil
@@ -1267,7 +1270,7 @@ var (
 	// tlDetectRe: the organisation learnt of the incident; tlWeakDetectRe:
 	// words that say so only when the time is not a start ("we are
 	// investigating errors since 14:05").
-	tlDetectRe     = MustPattern(`(?i)\balerted\b|\breported (?:the|an?) (?:problem|issue|outage|incident)\b|\b(?:gets?|got|receives?|received) (?:the )?(?:first )?(?:reports?|complaints?|tickets?)\b|\bfirst (?:customer |user )?reports?\b|\b(?:alerts?|alarms?|monitors?|monitoring)\b[^.;]{0,40}?\b(?:fired|fires|triggered|triggers|went off|paged|pages|sounded|notified|warned|detected)\b|\bpages?\s+(?:fired|fires|went out|follow\w*|were sent)\b|\b(?:received|got) (?:an? |the )?(?:alert|alarm|page)s?\b|\bpaged\b|\b(?:first|automated)\s+pages?\b|\bdetect(?:s|ed|ion)?\b|\bnotic(?:e|es|ed)\b|\b(?:became|become|becomes) aware\b|\b(?:were|was|are|is) made aware\b|\bdeclar(?:e|es|ed)\b|\breports? from (?:customers|users)|\b(?:customers?|users?) (?:report\w*|emailed|contacted|wrote|called|complained)|\bfound out\b|\blearn(?:ed|t) (?:of|about)\b|\b(?:alerts?|alarms?|monitors?|monitoring|dashboards?|graphs?|metrics|probes?)\b[^.;]{0,40}?\b(?:picked up|caught|flagged|spotted|showed)\b|\bflagged\b|\bspotted\b|\b(?:engineers?|team|on-?call|operators?|we|I|someone|a developer)\b[^.;]{0,30}?\b(?:saw|spotted|realized|realised|discovered)\b|\b(?:tells?|told|informs?|informed|alerts?) (?:us|the team|our team)\b|감지|인지|알림|알렸|장애를 선언|検知|発覚|認識しました`)
+	tlDetectRe     = MustPattern(`(?i)\balerted\b|\breported (?:the|an?) (?:problem|issue|outage|incident)\b|\b(?:gets?|got|receives?|received) (?:the )?(?:first )?(?:reports?|complaints?|tickets?)\b|\bfirst (?:customer |user )?reports?\b|\b(?:alerts?|alarms?|monitors?|monitoring)\b[^.;]{0,40}?\b(?:fired|fires|triggered|triggers|went off|paged|pages|sounded|notified|warned|detected)\b|\bpages?\s+(?:fired|fires|went out|follow\w*|were sent)\b|\b(?:received|got) (?:an? |the )?(?:alert|alarm|page)s?\b|\bpaged\b|\b(?:first|automated)\s+pages?\b|\bdetect(?:s|ed|ion)?\b|\bnotic(?:e|es|ed)\b|\b(?:became|become|becomes) aware\b|\b(?:were|was|are|is) made aware\b|\bdeclar(?:e|es|ed)\b|\breports? from (?:customers|users)|\b(?:customers?|users?) (?:report\w*|emailed|contacted|wrote|called|complained)|\bfound out\b|\blearn(?:ed|t) (?:of|about)\b|\b(?:alerts?|alarms?|monitors?|monitoring|dashboards?|graphs?|metrics|probes?)\b[^.;]{0,40}?\b(?:picked up|caught|flagged|spotted|showed)\b|\bflagged\b|\bspotted\b|\b(?:engineers?|team|on-?call|operators?|we|I|someone|a developer)\b[^.;]{0,30}?\b(?:saw|spotted|realized|realised|discovered)\b|\b(?:tells?|told|informs?|informed|alerts?) (?:us|the team|our team)\b|\b(?:we|I|the team)\s+(?:see|sees|notice|notices|know|knew|reali[sz]ed?)\s+(?:straight away|immediately|right away|at once)\b|감지|인지|알림|알렸|장애를 선언|検知|発覚|認識しました`)
 	tlWeakDetectRe = MustPattern(`(?i)\binvestigat\w*|\bengaged\b|\bon-?call\b|\bidentified (?:an? |the )?(?:issue|problem|incident)|조사`)
 	// tlLeadStartRe: words right before a stamp that make it a start
 	// ("since 14:05", "starting at about 03:45").

@@ -432,6 +432,13 @@ func TestDraftDateFallbacks(t *testing.T) {
 		t.Errorf("started_at = %q without events", e.Value)
 	}
 
+	doc.StatedDay = "2021-03-24"
+	d = mustDraft(t, doc)
+	if e := evidenceOf(t, d, "date"); d.Case.Date != "2021-03-24" || !strings.Contains(e.Rule, "title or the opening lines") {
+		t.Errorf("with a day the title names: date %q, evidence %+v; want 2021-03-24 from the title", d.Case.Date, e)
+	}
+	doc.StatedDay = ""
+
 	doc.SlugDate = ""
 	d = mustDraft(t, doc)
 	e := evidenceOf(t, d, "date")
@@ -1126,6 +1133,7 @@ func TestCommitmentsByTenseAndMood(t *testing.T) {
 		{"When the hardware is next refreshed we will look at ZFS.", false, "commitment.future", true},
 		{"wal-g has now been upgraded on every server.", false, "commitment.now-done", true},
 		{"The service has now been restored for every customer.", false, "commitment.restored", false},
+		{"Basic alerting would be quick to add, though, so I will try to fit it into next month's plan.", false, "commitment.future", true},
 	}
 	for _, tt := range tests {
 		id, ok := commitment(tt.text, tt.follows)

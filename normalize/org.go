@@ -243,6 +243,11 @@ var siteNamePrefixes = [][]string{
 // "" when nothing is left.
 func CleanSiteName(s string) string {
 	s = trademarks.Replace(s) // "Sorry™ Status" is Sorry's
+	// A publishing platform names its authors' sites "<author> on <platform>"
+	// ("Nango on Notion").
+	if m := onPlatformRe.FindStringSubmatch(s); m != nil && mirrorSiteNames[strings.ToLower(m[2])] {
+		s = m[1]
+	}
 	// A mailing list's address ("announce@lists.example.org") names the
 	// organisation by its domain.
 	if _, domain, ok := strings.Cut(strings.TrimSpace(s), "@"); ok && !strings.ContainsAny(domain, " @") && strings.Contains(domain, ".") {
@@ -267,6 +272,9 @@ func CleanSiteName(s string) string {
 	}
 	return ""
 }
+
+// onPlatformRe is a site name "<author> on <platform>".
+var onPlatformRe = regexp.MustCompile(`^\s*(\S.*?)\s+on\s+(\S.*?)\s*$`)
 
 // listTagRe is the tag a mailing list puts before its subjects, and
 // listSuffixRe the list's kind after the project's name.

@@ -57,6 +57,8 @@ func TestCleanSiteName(t *testing.T) {
 		{"a name with a dot and spaces stays", "Acme Inc. Engineering", "Acme"},
 		{"only affixes leave nothing", "Engineering Blog", ""},
 		{"the name of a company that ends in Services stays", "Amazon Web Services", "Amazon Web Services"},
+		{"an author on a publishing platform", "Acme on Notion", "Acme"},
+		{"a name with on in it stays", "Lights on Fire", "Lights on Fire"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -344,6 +344,16 @@ func TestTimelineRuleIDs(t *testing.T) {
 			want: ids{RuleStartRange, RuleDetectedEvent, RuleResolvedRangeEnd, RuleResolvedAfterComputed},
 		},
 		{
+			name: "a row where the team sees the failure straight away is the detection",
+			events: func(t *testing.T) []casefile.Event {
+				return []casefile.Event{
+					ev(t, "2024-03-27T16:06:00Z", "4:06 PM", "4:06 PM | The API goes down. We see straight away that our hosting provider is having an outage.", tl),
+					ev(t, "2024-03-27T18:28:00Z", "6:28 PM", "6:28 PM | Our databases come back. The incident is resolved.", tl),
+				}
+			},
+			want: ids{RuleStartImpact, RuleDetectedEvent, RuleResolvedEvent, RuleResolvedAfterComputed},
+		},
+		{
 			name: "a delay that cleared (解消) ends the incident",
 			events: func(t *testing.T) []casefile.Event {
 				return []casefile.Event{
