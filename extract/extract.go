@@ -572,7 +572,7 @@ func pageSiteName(pg *page, r reading, host, docURL string) string {
 	if r.siteGuessed && name == r.siteName && strings.EqualFold(strings.TrimSpace(r.title), name) {
 		// go-trafilatura took the headline for the site ("v1.4.0リリースで
 		// 発生した障害について | COCOA Open Source Project"): the other part is.
-		parts := reTitleSep.Split(strings.TrimSpace(docTitle(pg.ix)), -1)
+		parts := normalize.TitleSeparators.Split(strings.TrimSpace(docTitle(pg.ix)), -1)
 		if len(parts) == 2 && strings.EqualFold(strings.TrimSpace(parts[0]), name) {
 			name = strings.TrimSpace(parts[1])
 		}
@@ -605,8 +605,6 @@ func feedTitle(links []*html.Node) string {
 	return ""
 }
 
-// reTitleSep cuts a page title into its parts ("Post | Site").
-var reTitleSep = regexp.MustCompile(`\s+[|·•–—-]\s+|\s*[|·•]\s*`)
 
 // portalNameRe is a title part that names a help centre, status page or
 // forum ("iVision Mobile Support", "Acme Help Center"): a site name.
@@ -616,7 +614,7 @@ var portalNameRe = regexp.MustCompile(`(?i)\b(?:support|help ?cent(?:er|re)|help
 // when it writes the name of the page's domain (corvidmail.org), so that
 // the owner keeps the spelling the site gives itself; else "".
 func titleSiteName(title, pageURL string) string {
-	parts := reTitleSep.Split(strings.TrimSpace(title), -1)
+	parts := normalize.TitleSeparators.Split(strings.TrimSpace(title), -1)
 	if len(parts) < 2 {
 		return ""
 	}

@@ -866,3 +866,45 @@ func TestTablesTrafilaturaLostAreReadUnderTheirHeading(t *testing.T) {
 	}
 	t.Errorf("no Timeline section")
 }
+
+func TestTitleBesideSiteTakesThePostsPartOfTheTitleElement(t *testing.T) {
+	tests := []struct{ title, element, want string }{
+		{"npm Blog (Archive)", "npm Blog (Archive) - Four hours of partial outage, 2014-02-24", "Four hours of partial outage, 2014-02-24"},
+		{"Acme", "Database outage | Acme", "Database outage"},
+		{"Acme Blog", "Metrics outage 01:00 UTC May 20 « Acme Blog", "Metrics outage 01:00 UTC May 20"},
+		{"Database outage", "Database outage | Acme", "Database outage"},
+		{"Acme", "Acme", "Acme"},
+		{"Acme", "Acme | Blog | Outage", "Acme"},
+	}
+	for _, tt := range tests {
+		if got := titleBesideSite(tt.title, tt.element); got != tt.want {
+			t.Errorf("titleBesideSite(%q, %q) = %q, want %q", tt.title, tt.element, got, tt.want)
+		}
+	}
+}
+
+func TestABlogsBannerIsNotThePostsTitle(t *testing.T) {
+	body := func(h1 string) string {
+		return `<html><head><title>Metrics outage on May 20 « Acme Blog</title></head><body>
+<header><h1>` + h1 + `</h1></header><main><article><h2>Metrics outage on May 20</h2>
+<p>At about 01:00 UTC on Sunday 20 May the database cluster behind the metrics service had a partial outage, and metrics from every customer were lost.</p>
+<p>Service came back at 04:20, with a few brief spells of instability in the three hours after. We are sorry for the trouble this caused.</p>
+<p>The post-mortem is still in progress; we will say more about the cause once we know it.</p>
+</article></main></body></html>`
+	}
+	tests := []struct{ name, h1, want string }{
+		{"a banner linked to the home page", `<a href="https://blog.acme.com/">Acme Blog</a>`, "Metrics outage on May 20"},
+		{"a heading that links nowhere stays", `Acme Blog`, "Acme Blog"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			d, err := Page(context.Background(), casefile.Page{URL: "https://blog.acme.com/2018/05/21/metrics-outage/", ContentType: "text/html", Body: []byte(body(tt.h1))})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d.Title != tt.want {
+				t.Errorf("Title = %q, want %q", d.Title, tt.want)
+			}
+		})
+	}
+}

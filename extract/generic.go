@@ -104,6 +104,9 @@ func trafilaturaRoot(pg *page, r *reading) *html.Node {
 	if err == nil && res.ContentNode != nil {
 		root = res.ContentNode
 		r.title = res.Metadata.Title
+		if homeLinked(pg, r.title) {
+			r.title = titleBesideSite(r.title, docTitle(pg.ix))
+		}
 		r.siteName, r.siteGuessed = res.Metadata.Sitename, res.Metadata.Sitename != ""
 	}
 	if root != nil && hasStructure(root) && (hasListItem(root) || contentListItems(pg.doc) < 3) {
@@ -118,6 +121,43 @@ func trafilaturaRoot(pg *page, r *reading) *html.Node {
 		}
 	}
 	return root
+}
+
+// homeLinked reports whether text is the text of a link to the site's home
+// page: the banner of a blog ("<h1><a href="/">Acme Blog</a></h1>").
+func homeLinked(pg *page, text string) bool {
+	text = strings.TrimSpace(text)
+	if pg.fetched == nil || text == "" {
+		return false
+	}
+	found := false
+	pg.doc.Find("a[href]").EachWithBreak(func(_ int, s *goquery.Selection) bool {
+		if !strings.EqualFold(strings.TrimSpace(s.Text()), text) {
+			return true
+		}
+		u, err := pg.fetched.Parse(s.AttrOr("href", ""))
+		found = err == nil && strings.EqualFold(u.Hostname(), pg.fetched.Hostname()) && (u.Path == "" || u.Path == "/")
+		return !found
+	})
+	return found
+}
+
+// titleBesideSite returns the post's title when go-trafilatura took the
+// site's banner for it: the <title> element names the site and the post
+// ("npm Blog (Archive) - Four hours of partial outage"), and the title
+// found is the site's part (homeLinked says so). Otherwise it returns title.
+func titleBesideSite(title, element string) string {
+	parts := normalize.TitleSeparators.Split(strings.TrimSpace(element), -1)
+	if len(parts) != 2 || title == "" {
+		return title
+	}
+	for i, p := range parts {
+		other := strings.TrimSpace(parts[1-i])
+		if strings.EqualFold(strings.TrimSpace(p), strings.TrimSpace(title)) && len(other) > len(title) {
+			return other
+		}
+	}
+	return title
 }
 
 // lostTables finds the page's data tables that go-trafilatura left out of

@@ -1134,6 +1134,7 @@ func TestCommitmentsByTenseAndMood(t *testing.T) {
 		{"wal-g has now been upgraded on every server.", false, "commitment.now-done", true},
 		{"The service has now been restored for every customer.", false, "commitment.restored", false},
 		{"Basic alerting would be quick to add, though, so I will try to fit it into next month's plan.", false, "commitment.future", true},
+		{"Second, we had already started copying our data to a second datacenter so that it is no longer a single point of failure.", false, "commitment.future", true},
 	}
 	for _, tt := range tests {
 		id, ok := commitment(tt.text, tt.follows)

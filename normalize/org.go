@@ -206,8 +206,9 @@ func hostAndPath(s string) (host, path string) {
 	return host, path
 }
 
-// siteNameSplitRe cuts a site name at separators ("Netlify | Blog").
-var siteNameSplitRe = regexp.MustCompile(`\s+[|·•–—-]\s+|\s*[|·•]\s*`)
+// TitleSeparators cut a page title or a site name into its parts ("Post |
+// Site", "Netlify | Blog").
+var TitleSeparators = regexp.MustCompile(`\s+[|·•–—«»-]\s+|\s*[|·•]\s*`)
 
 // siteNameSuffixes are trailing words that make a site name a part of the
 // organisation ("Netlify Status", "Slack Engineering", "Google Cloud
@@ -260,7 +261,7 @@ func CleanSiteName(s string) string {
 			return name
 		}
 	}
-	for _, p := range siteNameSplitRe.Split(strings.TrimSpace(s), -1) {
+	for _, p := range TitleSeparators.Split(strings.TrimSpace(s), -1) {
 		if t := trimSiteName(p); t != "" {
 			if t == strings.TrimSpace(p) && domainNameRe.MatchString(t) {
 				// A site that calls itself by its bare domain

@@ -430,6 +430,13 @@ func (p *stampParser) bareHourRange(j int, kw string) (tsPoint, tsPoint, bool) {
 // points need a clock; with one, both need a clock or neither has one.
 func (p *stampParser) rangeTail(a tsPoint, kw string) (tsPoint, bool) {
 	j := p.ws(a.end, false)
+	if kw != "" && p.at(j) == '(' {
+		// "from 12:00 UTC (4:00 AM US/Pacific) to 16:00 UTC": the same
+		// time in another zone stands between the start and the keyword.
+		if c := strings.IndexByte(p.s[j:min(len(p.s), j+48)], ')'); c > 0 {
+			j = p.ws(j+c+1, false)
+		}
+	}
 	k, spaceAfter := -1, false
 	switch kw {
 	case "between":

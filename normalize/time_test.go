@@ -275,6 +275,8 @@ func TestScanTimesReadsRanges(t *testing.T) {
 			"from 02:10 until 14:05 UTC on 10 September 2022", "2022-09-10T02:10:00Z", "2022-09-10T14:05:00Z"},
 		{"one meridiem for both ends", "10:00 - 11:30 AM UTC",
 			"10:00 - 11:30 AM UTC", "2022-08-01T10:00:00Z", "2022-08-01T11:30:00Z"},
+		{"the start told again in another zone before the keyword", "From 2014-02-24 12:00 UTC (4:00 AM US/Pacific) to roughly 16:00 UTC, downloads failed",
+			"From 2014-02-24 12:00 UTC (4:00 AM US/Pacific) to roughly 16:00 UTC", "2014-02-24T12:00:00Z", "2014-02-24T16:00:00Z"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

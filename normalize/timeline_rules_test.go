@@ -354,6 +354,16 @@ func TestTimelineRuleIDs(t *testing.T) {
 			want: ids{RuleStartImpact, RuleDetectedEvent, RuleResolvedEvent, RuleResolvedAfterComputed},
 		},
 		{
+			name: "a service that came back ends the incident",
+			events: func(t *testing.T) []casefile.Event {
+				return []casefile.Event{
+					ev(t, "2018-05-20T01:00:00Z", "01:00 UTC", "At about 01:00 UTC the database cluster behind the metrics service had a partial outage.", sum),
+					ev(t, "2018-05-20T04:20:00Z", "04:20", "Sadly the outage was a long one. Service came back at 04:20.", sum),
+				}
+			},
+			want: ids{RuleStartImpact, RuleDetectedNone, RuleResolvedEvent, RuleResolvedAfterComputed},
+		},
+		{
 			name: "a delay that cleared (解消) ends the incident",
 			events: func(t *testing.T) []casefile.Event {
 				return []casefile.Event{
