@@ -35,7 +35,7 @@ var commitmentRules = []commitmentRule{
 	{ID: "commitment.future", Keep: true, Re: MustPattern(`(?i)` + orgSubject + `(?:'ll|’ll|\s+(?:will|shall|are going to|plan to|intend to|aim to|(?:have|had)(?: already)? (?:started|begun) (?:to\b|\w+ing\b)|are committed to)\b)`)},
 	{ID: "commitment.progressive", Keep: true, Re: MustPattern(`(?i)` + orgSubject + `(?:'re|’re|'m|’m|\s+are|\s+am)\s+(?:also\s+|now\s+|currently\s+|actively\s+|already\s+)?(?:\w+ing)\b`)},
 	{ID: "commitment.done-to-prevent", Keep: true, Re: MustPattern(`(?i)` + orgSubject + `\s+(?:have\s+|'ve\s+|’ve\s+)?(?:also\s+|since\s+|already\s+|now\s+)*(?:added|changed|updated|introduced|implemented|improved|automated|documented|built|created|written|wrote|replaced|removed|moved|migrated|increased|reduced|tightened|fixed|enabled|disabled|set up|configured|rewritten|rewrote|hardened)\b[^.]*\b(?:so (?:that|we|it|this|they)|to (?:prevent|avoid|make sure|ensure|catch|detect)|again|next time|in (?:the )?future|going forward|from now on|recurr\w*)\b`)},
-	{ID: "commitment.since", Keep: true, Re: MustPattern(`(?i)^(?:since then|since the incident|since this incident|afterwards|after the incident|following the incident),?\s+(?:we|I|our (?:\w+ )?teams?)\s+(?:have\s+|'ve\s+|’ve\s+)?(?:also\s+)?\w+ed\b`)},
+	{ID: "commitment.since", Keep: true, Re: MustPattern(`(?i)^(?:since then|afterwards|(?:since|after|following) (?:the|this) (?:incident|outage|event)),?\s+(?:we|I|our (?:\w+ )?teams?)\s+(?:have\s+|'ve\s+|’ve\s+)?(?:also\s+)?\w+ed\b`)},
 	{ID: "commitment.passive-done", Keep: true, Re: MustPattern(`(?i)\b(?:have|has) (?:now |also |since )?been (?:\w+ed|written|built|set up)\b[^.]*\b(?:so (?:that|we|it|this)|to (?:prevent|avoid|make sure|ensure)|again|in (?:the )?future)\b`)},
 	{ID: "commitment.restored", Re: MustPattern(`(?i)\b(?:has|have) (?:now |since )?been (?:restored|recovered|resolved|fixed|mitigated|rolled back|brought back)\b`)},
 	{ID: "commitment.now-done", Keep: true, Re: MustPattern(`(?i)\b(?:has|have) now been (?:\w+ed|rebuilt|rewritten|set up)\b`)},
@@ -99,10 +99,25 @@ func splitNumbered(t string) []string {
 	return parts
 }
 
-// semicolonParts splits "We are adding A; we are strengthening B; and we
-// are introducing C" into its promises when every part is one.
-func semicolonParts(t string) []string {
-	parts := semicolonRe.Split(strings.TrimRight(t, ". "), -1)
+// promiseClauses splits "We are adding A; we are strengthening B; and we
+// are introducing C" or "we have added A, and we have improved B" into its
+// promises when every part is one.
+func promiseClauses(t string) []string {
+	t = strings.TrimRight(t, ". ")
+	var parts []string
+	from := 0
+	for _, m := range clauseSepRe.FindAllStringSubmatchIndex(t, -1) {
+		// A comma and "and" cut only before a new subject ("…, and we
+		// have improved B"); the subject stays with its clause.
+		if m[2] >= 0 {
+			parts = append(parts, t[from:m[0]])
+			from = m[1]
+		} else if m[4] >= 0 {
+			parts = append(parts, t[from:m[0]])
+			from = m[4]
+		}
+	}
+	parts = append(parts, t[from:])
 	if len(parts) < 2 {
 		return nil
 	}
@@ -115,7 +130,7 @@ func semicolonParts(t string) []string {
 	return parts
 }
 
-var semicolonRe = regexp.MustCompile(`;\s+(?:and\s+)?`)
+var clauseSepRe = regexp.MustCompile(`(;\s+(?:and\s+)?)|,\s+and\s+((?:we|I|our)\b)`)
 
 // measureVerbRe is a list item in the imperative, as a list of measures is
 // written ("Watch the mail queues on every server.", "Restart mail servers

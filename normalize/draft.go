@@ -847,7 +847,7 @@ func (c *itemCollector) fromSection(s casefile.Section, promises bool) {
 		}
 	}
 	for _, t := range chosen {
-		if parts := semicolonParts(t); promises && parts != nil {
+		if parts := promiseClauses(t); promises && parts != nil {
 			for _, part := range parts {
 				c.push(part, t, rule+", one promise of a sentence that joins several with semicolons", 0.5)
 			}
@@ -887,6 +887,12 @@ func (c *itemCollector) promisesIn(p string) {
 			}
 		case ok:
 			promised = true
+			if parts := promiseClauses(t); parts != nil {
+				for _, part := range parts {
+					c.push(part, t, "one of the promises a sentence joins (rule "+id+")", 0.4)
+				}
+				continue
+			}
 			for _, part := range splitEnumeration(t) {
 				c.push(part, t, "sentence promising work outside an action-items section (rule "+id+")", 0.4)
 			}

@@ -1130,6 +1130,7 @@ func TestCommitmentsByTenseAndMood(t *testing.T) {
 		{"We restarted the database and the service came back.", false, "", false},
 		{"New operations policies have been drafted so that certificate rotations are audited.", false, "commitment.passive-done", true},
 		{"Since then we have narrowed the scope of the background work.", false, "commitment.since", true},
+		{"Following this incident we have added further testing to catch this kind of failure.", false, "commitment.since", true},
 		{"When the hardware is next refreshed we will look at ZFS.", false, "commitment.future", true},
 		{"wal-g has now been upgraded on every server.", false, "commitment.now-done", true},
 		{"The service has now been restored for every customer.", false, "commitment.restored", false},
@@ -1195,5 +1196,26 @@ func TestActionsAfterALeadInLineOfAStatusUpdate(t *testing.T) {
 	}
 	if !isResolution("By 12:47 PM UTC the /v3 endpoints and all remaining services were working as well.") {
 		t.Errorf("all remaining services working is no resolution")
+	}
+}
+
+func TestPromiseClauses(t *testing.T) {
+	tests := []struct {
+		name, in string
+		want     []string
+	}{
+		{"semicolons", "We are adding alerts; we are strengthening reviews; and we are introducing canaries.",
+			[]string{"We are adding alerts", "we are strengthening reviews", "we are introducing canaries"}},
+		{"a comma and a new subject", "Following this incident we have added tests to catch this failure, and we have improved our monitoring so that we are alerted sooner.",
+			[]string{"Following this incident we have added tests to catch this failure", "we have improved our monitoring so that we are alerted sooner"}},
+		{"a part that promises nothing keeps the sentence whole", "We will add alerts, and we regret the trouble.", nil},
+		{"and without a new subject does not cut", "We will add alerts, and review them weekly.", nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if diff := cmp.Diff(tt.want, promiseClauses(tt.in)); diff != "" {
+				t.Errorf("promiseClauses(%q) (-want +got):\n%s", tt.in, diff)
+			}
+		})
 	}
 }
