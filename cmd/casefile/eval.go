@@ -275,7 +275,7 @@ func scoreCase(name string, exp map[string]json.RawMessage, res draftstep.Result
 		"started_at": evidence["started_at"], "detected_at": evidence["detected_at"], "resolved_at": evidence["resolved_at"],
 		"detected_after": deref(c.Timeline.DetectedAfter), "resolved_after": deref(c.Timeline.ResolvedAfter),
 		"docs": c.Docs, "components": c.Components, "domain": c.Domain,
-		"action_items_min": len(c.ActionItems), "timeline_events_min": len(res.Document.Events),
+		"action_items_min": len(c.ActionItems), "timeline_events_min": len(res.Draft.Timeline),
 	}
 	var accept map[string][]json.RawMessage
 	if raw, ok := exp["accept"]; ok {
