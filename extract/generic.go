@@ -70,7 +70,7 @@ func readGeneric(pg *page, platform casefile.Platform) (reading, error) {
 		w.walk(body.Nodes[0])
 	}
 	w.flush()
-	r.blocks, r.links = dropTail(w.blocks), w.links
+	r.blocks, r.links = dropTail(dropRepeats(w.blocks)), w.links
 	if name := siteName(pg.meta, pg.publisher); name != "" {
 		r.siteName, r.siteGuessed = name, false
 	}
@@ -545,6 +545,24 @@ func contentListItems(doc *goquery.Document) int {
 // tailMarker is a heading or line that opens the furniture after an
 // article: comments, related posts, a category's other posts.
 var tailMarker = normalize.MustPattern(`(?i)^(?:댓글(?:\s*\d+)?|\d*\s*comments?|leave a (?:comment|reply)|responses?|related (?:posts|articles|stories)|you (?:might|may) also like|more from .*|read next|recommended(?: for you)?|share this(?: post| article)?|'.*' 카테고리의 다른 글|.*카테고리의 다른 글|관련 글|다른 글|이전 글|다음 글)$`)
+
+// dropRepeats drops a paragraph that repeats an earlier one word for word:
+// go-trafilatura's recall pass sometimes gives a post's only paragraph both
+// before and after its heading. Short lines ("Resolved.") may repeat.
+func dropRepeats(blocks []block) []block {
+	seen := map[string]bool{}
+	out := blocks[:0:0]
+	for _, b := range blocks {
+		if b.kind == blockPara && len(b.text) >= 80 {
+			if seen[b.text] {
+				continue
+			}
+			seen[b.text] = true
+		}
+		out = append(out, b)
+	}
+	return out
+}
 
 // dropTail cuts the blocks from the first tail marker on. A marker that
 // a postmortem section heading follows is a section of the article itself

@@ -714,3 +714,15 @@ func TestReflowReadsAQuotedMailAsItsText(t *testing.T) {
 		t.Errorf("reflow kept quote markers:\n%s", got)
 	}
 }
+
+func TestDropRepeatsKeepsOneCopyOfARepeatedParagraph(t *testing.T) {
+	long := "The mail server that failed this afternoon is running again, and no mail went missing while it was out."
+	got := dropRepeats([]block{{kind: blockPara, text: long}, {kind: blockHeading, text: "Mail server"}, {kind: blockPara, text: long}, {kind: blockPara, text: "Resolved."}, {kind: blockPara, text: "Resolved."}})
+	var texts []string
+	for _, b := range got {
+		texts = append(texts, b.text)
+	}
+	if diff := cmp.Diff([]string{long, "Mail server", "Resolved.", "Resolved."}, texts); diff != "" {
+		t.Errorf("dropRepeats (-want +got):\n%s", diff)
+	}
+}

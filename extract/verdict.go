@@ -64,7 +64,7 @@ var (
 	urlPostmortem    = normalize.MustPattern(`(?i)post-?mortem|incident|outage|downtime|disruption|retrospective|root-?cause|\brca\b|/message/`)
 	reBetween        = normalize.MustPattern(`(?i)\b(?:between|from)\b[^.\n]{0,40}?\d{1,2}(?::\d{2}|\s?[ap]\.?m\.?)[^.\n]{0,60}?\b(?:and|to|until|through)\b[^.\n]{0,40}?\d{1,2}(?::\d{2}|\s?[ap]\.?m\.?)`)
 	reApology        = normalize.MustPattern(`(?i)\b(?:we|I)(?: sincerely| deeply| truly| again)? apologi[sz]e|\b(?:we|I)(?: deeply| sincerely| truly)? regret\b|\bwe(?:'re| are|’re)(?: very| truly| deeply| so)? sorry\b|\bour apologies\b|\bapologi[sz]e for\b|(?:^|[.!]\s+)sorry\b|\bsorry for\b|사과(?:드립니다|를 드립니다|드리며)|죄송합니다|불편을 드려|お詫び|申し訳`)
-	reIncidentWords  = normalize.MustPattern(`(?i)\b(?:outages?|incidents?|downtime|disruptions?|degrad(?:ed|ation)|unavailab(?:le|ility)|errors?|failures?|failed|failing|broke|broken|went down|rolled back|reverted|delayed|delays|held up)\b|장애|중단|오류|지연|障害|不具合|停止|エラー|遅延|つながりにくい`)
+	reIncidentWords  = normalize.MustPattern(`(?i)\b(?:outages?|incidents?|downtime|disruptions?|degrad(?:ed|ation)|unavailab(?:le|ility)|errors?|failures?|failed|failing|broke|broken|went down|rolled back|reverted|delayed|delays|held up|crash(?:es|ed|ing)?|out of service|faulty|misbehav\w*|trouble|problems?|offline|not working|unreachable|(?:is|was|were|are|been) down)\b|장애|중단|오류|지연|障害|不具合|停止|エラー|遅延|つながりにくい`)
 	reCause          = normalize.MustPattern(`(?i)\broot cause\b|\bcaused by\b|\bthe cause (?:was|of)\b|\b(?:was|were) due to\b|\btriggered by\b|\bwe (?:found|identified|determined|traced|discovered)\b|\bturned out\b|\binvestigation (?:found|showed|revealed|determined)\b|\bthe (?:real|underlying|actual) (?:cause|problem|issue)\b|\bbecause (?:of )?(?:a|an|the|our)\b|원인|原因`)
 	reRecovery       = normalize.MustPattern(`(?i)\b(?:restored|recovered|resolved|mitigated|fixed)\b|\bback (?:up|online|to normal)\b|\b(?:working|available|operational|up) again\b|\b(?:running|flowing|responding|serving|loading)(?: normally)? again\b|\bnormally again\b|\bagain from then\b|\breturned to normal\b|\brolled? (?:it )?back\b|\brollback\b|\breverted\b|\brestore from\b|복구|정상화|해결|復旧|回復|解消`)
 	reSample         = normalize.MustPattern(`(?i)\b(?:this|the following|below) is (?:an? )?(?:example|sample|fictional|hypothetical|made-up)\b|\b(?:example|sample|fictional|hypothetical|made-up|mock) (?:postmortem|post-mortem|incident|outage|timeline)s?\b|\bfor illustration\b|\bfictitious\b|\b(?:dummy|placeholder) (?:text|incident|data|content)\b|[(（]ダミー[)）]|ダミー(?:です|の(?:原因|インシデント|データ|文章))|テストのインシデント`)
@@ -169,6 +169,14 @@ var verdictRules = []verdictRule{
 		}
 		return 0, ""
 	}},
+	{"status-site", "", func(v *verdictInput) (float64, string) {
+		// A post on the organisation's own status site ("Sonic Status",
+		// status.acme.com) tells of an incident or a maintenance.
+		if v.url != nil && statusHostRe.MatchString(v.url.Hostname()) || statusSiteRe.MatchString(v.site) {
+			return 1, "a post on a status site"
+		}
+		return 0, ""
+	}},
 	{"apology", "", func(v *verdictInput) (float64, string) {
 		if anyLine(v.lower, apologyWords, reApology) {
 			return 0.5, "an apology"
@@ -182,6 +190,8 @@ var verdictRules = []verdictRule{
 			return 1, "an account of a cause and a recovery"
 		case cause:
 			return 0.5, "a stated cause"
+		case recovery:
+			return 0.5, "a stated recovery"
 		}
 		return 0, ""
 	}},
@@ -270,6 +280,11 @@ var verdictRules = []verdictRule{
 }
 
 var (
+	// statusSiteRe is a site name that says it is a status site.
+	statusSiteRe = regexp.MustCompile(`(?i)\bstatus(?: page| site)?$`)
+	// statusHostRe is a status site's host: a label that is or ends in
+	// "status" (status.acme.com, acmestatus.com).
+	statusHostRe = regexp.MustCompile(`(?i)(?:^|\.)[a-z0-9-]*status\.`)
 	// exampleLabelRe is a line that only announces an example.
 	exampleLabelRe = regexp.MustCompile(`^\s*(?:for )?(?:an? )?(?:examples?|samples?|e\.g\.)\s*[:：]?\s*$`)
 	// firstPersonRe is the writer speaking for itself, as an organisation's
@@ -396,7 +411,7 @@ func formatWeight(w float64) string {
 var (
 	// impactClauseRe: a clause that says service was lost.
 	impactClauseRe = normalize.MustPattern(`(?i)\b(?:lost (?:its |their |our )?(?:feed|power|connectivity|network|access)|went (?:down|offline|dark)|stopped (?:responding|working|serving)|(?:was|were) (?:down|offline|unreachable|unavailable)|outage (?:began|started)|power (?:failed|went out|was lost))\b`)
-	incidentWords  = []string{"outage", "incident", "downtime", "disruption", "degrad", "unavailab", "error", "fail", "broke", "went down", "rolled back", "reverted", "delayed", "delays", "held up", "장애", "중단", "오류", "지연", "障害", "不具合", "停止", "エラー", "遅延", "つながりにくい"}
+	incidentWords  = []string{"outage", "incident", "downtime", "disruption", "degrad", "unavailab", "error", "fail", "broke", "went down", "rolled back", "reverted", "delayed", "delays", "held up", "crash", "out of service", "faulty", "misbehav", "trouble", "problem", "offline", "not working", "unreachable", " down", "장애", "중단", "오류", "지연", "障害", "不具合", "停止", "エラー", "遅延", "つながりにくい"}
 	apologyWords   = []string{"apolog", "sorry", "regret", "사과", "죄송", "불편을", "お詫び", "申し訳"}
 	causeWords     = []string{"cause", "due to", "triggered", "we found", "we identified", "we determined", "we traced", "we discovered", "turned out", "investigation", "because", "원인", "原因"}
 	recoveryWords  = []string{"restor", "recover", "resolv", "mitigat", "fixed", "back ", "again", "normal", "roll", "revert", "복구", "정상화", "해결", "復旧", "回復", "解消"}

@@ -70,6 +70,8 @@ func TestScanTimesReadsWrittenDatesClocksAndZones(t *testing.T) {
 			[]tsGot{tsW("17 Jul 2018 10:45 PST", "2018-07-17T18:45:00Z", "PST")}},
 		{"a UTC stamp is taken as is", "2021-03-25 15:30 UTC",
 			[]tsGot{tsW("2021-03-25 15:30 UTC", "2021-03-25T15:30:00Z", "UTC")}},
+		{"the hours' unit glued to a clock", "on 2021-03-25 at 15:30hrs UTC we lost two servers",
+			[]tsGot{tsW("2021-03-25 at 15:30hrs UTC", "2021-03-25T15:30:00Z", "UTC")}},
 		{"a colon after a clock ends it (a timeline row)", "2019-10-20 00:55 UTC: low disk space starts failing builds",
 			[]tsGot{tsW("2019-10-20 00:55 UTC", "2019-10-20T00:55:00Z", "UTC")}},
 		{"a KST stamp is nine hours ahead of UTC", "2018-07-17 12:17 KST",
