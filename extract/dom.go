@@ -492,7 +492,7 @@ func reflow(text string) string {
 			cur = ""
 		}
 	}
-	for _, l := range lines {
+	for i, l := range lines {
 		t := strings.TrimSpace(l)
 		switch {
 		case t == "":
@@ -503,12 +503,31 @@ func reflow(text string) string {
 			cur = t
 		case cur == "":
 			cur = t
+			if i+1 < len(lines) && wrappedLabel(t, strings.TrimSpace(lines[i+1])) {
+				// "More about this outage" over its paragraph: a label
+				// of its own line, not the paragraph's first words.
+				flush()
+			}
 		default:
 			cur += " " + t
 		}
 	}
 	flush()
 	return strings.Join(out, "\n")
+}
+
+// wrappedLabel reports whether t, the first line of a paragraph of wrapped
+// text, is a label over the lines after it: a few words that start with a
+// capital and end without punctuation, followed by a line that starts a
+// sentence.
+func wrappedLabel(t, next string) bool {
+	if t == "" || sentenceSubject.MatchString(t) || next == "" || utf8.RuneCountInString(t) > 50 || len(strings.Fields(t)) > 6 {
+		return false
+	}
+	first, _ := utf8.DecodeRuneInString(t)
+	last, _ := utf8.DecodeLastRuneInString(t)
+	nf, _ := utf8.DecodeRuneInString(next)
+	return unicode.IsUpper(first) && (unicode.IsLetter(last) || unicode.IsDigit(last)) && unicode.IsUpper(nf)
 }
 
 // quoteMarks are the markers of quoted lines in a mail ("> ", "> > ").

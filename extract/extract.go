@@ -213,7 +213,19 @@ func assemble(pg *page, r reading) casefile.Document {
 		d.Published = publishedDate(pg.doc.Nodes[0], pg.orig.String(), pg.p.FetchedAt)
 	}
 
+	texts := make([]string, 0, len(r.blocks)+1)
+	texts = append(texts, d.Title)
+	paras := 0
+	for _, b := range r.blocks {
+		texts = append(texts, b.text)
+		if b.kind == blockPara {
+			paras++
+		}
+	}
+	d.Language = language(texts...)
+
 	env := r.env
+	env.monthFirst = normalize.MonthFirst(d.Language, texts...)
 	if p := d.Published; p != nil {
 		if p.Month() == time.January && p.Day() == 1 && p.Hour() == 0 && p.Minute() == 0 && p.Second() == 0 {
 			// A bare year (a copyright line), not a day.
@@ -251,16 +263,6 @@ func assemble(pg *page, r reading) casefile.Document {
 	if env.year == 0 {
 		env.year = env.refYear
 	}
-	texts := make([]string, 0, len(r.blocks)+1)
-	texts = append(texts, d.Title)
-	paras := 0
-	for _, b := range r.blocks {
-		texts = append(texts, b.text)
-		if b.kind == blockPara {
-			paras++
-		}
-	}
-	d.Language = language(texts...)
 	if zone := languageZones[d.Language]; env.zone == nil && zone != "" {
 		// Korean and Japanese write-ups that declare no zone write the
 		// country's time.

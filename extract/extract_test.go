@@ -292,6 +292,14 @@ func TestVerdictRulesByID(t *testing.T) {
 			nil, []string{"zoned-impact"}},
 		{"a Japanese page has incident vocabulary", evidence{title: "お知らせ", text: strings.Repeat("サービスに障害が発生しました。", 20)},
 			[]string{"vocabulary"}, nil},
+		{"a timed start and a later recovery without a zone", evidence{title: "Mail issues", text: long, events: []casefile.Event{
+			{At: time.Date(2008, 10, 7, 20, 45, 0, 0, time.UTC), Text: "Trouble started at about 8:45 p.m. on 10/7/08."},
+			{At: time.Date(2008, 10, 9, 6, 45, 0, 0, time.UTC), Text: "Service came back at 6:45 a.m. on 10/9/08."}}},
+			[]string{"timed-story"}, nil},
+		{"a recovery before the start tells no story", evidence{title: "Mail issues", text: long, events: []casefile.Event{
+			{At: time.Date(2008, 10, 9, 6, 45, 0, 0, time.UTC), Text: "Trouble started at 6:45 a.m."},
+			{At: time.Date(2008, 10, 7, 20, 45, 0, 0, time.UTC), Text: "Service came back at 8:45 p.m."}}},
+			nil, []string{"timed-story"}},
 		{"a post on a status site", evidence{url: u("https://acmestatus.com/2001/02/07/mail/"), title: "Some hours later", text: "The mail server crashed and is running again."},
 			[]string{"status-site", "vocabulary", "cause-and-recovery"}, nil},
 		{"a status page vendor's docs are no status site", evidence{url: u("https://statuspage.example/docs/postmortems"), site: "StatusPage Docs", title: "Postmortems", text: long},

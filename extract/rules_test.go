@@ -677,6 +677,11 @@ func TestReflowJoinsWrappedProse(t *testing.T) {
 	if got := reflow(mail); got != want {
 		t.Errorf("reflow:\n%q\nwant\n%q", got, want)
 	}
+	labelled := "Relayed:\n\nMore about this outage\nTo keep it from happening again, the office has booked\nmaintenance on the other servers.\n\nWe restarted it\nAnd then it worked.\n"
+	wantLabelled := "Relayed:\n\nMore about this outage\nTo keep it from happening again, the office has booked maintenance on the other servers.\n\nWe restarted it And then it worked.\n"
+	if got := reflow(labelled); got != wantLabelled {
+		t.Errorf("reflow of a label over its paragraph:\n%q\nwant\n%q", got, wantLabelled)
+	}
 	code := "func main() {\n\tfmt.Println(\"hi\")\n}\n"
 	if got := reflow(code); got != code {
 		t.Errorf("code was reflowed: %q", got)

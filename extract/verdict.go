@@ -66,7 +66,7 @@ var (
 	reApology        = normalize.MustPattern(`(?i)\b(?:we|I)(?: sincerely| deeply| truly| again)? apologi[sz]e|\b(?:we|I)(?: deeply| sincerely| truly)? regret\b|\bwe(?:'re| are|’re)(?: very| truly| deeply| so)? sorry\b|\bour apologies\b|\bapologi[sz]e for\b|(?:^|[.!]\s+)sorry\b|\bsorry for\b|사과(?:드립니다|를 드립니다|드리며)|죄송합니다|불편을 드려|お詫び|申し訳`)
 	reIncidentWords  = normalize.MustPattern(`(?i)\b(?:outages?|incidents?|downtime|disruptions?|degrad(?:ed|ation)|unavailab(?:le|ility)|errors?|failures?|failed|failing|broke|broken|went down|rolled back|reverted|delayed|delays|held up|crash(?:es|ed|ing)?|out of service|faulty|misbehav\w*|trouble|problems?|offline|not working|unreachable|(?:is|was|were|are|been) down)\b|장애|중단|오류|지연|障害|不具合|停止|エラー|遅延|つながりにくい`)
 	reCause          = normalize.MustPattern(`(?i)\broot cause\b|\bcaused by\b|\bthe cause (?:was|of)\b|\b(?:was|were) due to\b|\btriggered by\b|\bwe (?:found|identified|determined|traced|discovered)\b|\bturned out\b|\binvestigation (?:found|showed|revealed|determined)\b|\bthe (?:real|underlying|actual) (?:cause|problem|issue)\b|\bbecause (?:of )?(?:a|an|the|our)\b|원인|原因`)
-	reRecovery       = normalize.MustPattern(`(?i)\b(?:restored|recovered|resolved|mitigated|fixed)\b|\bback (?:up|online|to normal)\b|\b(?:working|available|operational|up) again\b|\b(?:running|flowing|responding|serving|loading)(?: normally)? again\b|\bnormally again\b|\bagain from then\b|\breturned to normal\b|\brolled? (?:it )?back\b|\brollback\b|\breverted\b|\brestore from\b|복구|정상화|해결|復旧|回復|解消`)
+	reRecovery       = normalize.MustPattern(`(?i)\b(?:restored|recovered|resolved|mitigated|fixed)\b|\bback (?:up|online|to normal)\b|\b(?:came|comes|is|was|are|were) back\b|\b(?:working|available|operational|up) again\b|\b(?:running|flowing|responding|serving|loading)(?: normally)? again\b|\bnormally again\b|\bagain from then\b|\breturned to normal\b|\brolled? (?:it )?back\b|\brollback\b|\breverted\b|\brestore from\b|복구|정상화|해결|復旧|回復|解消`)
 	reSample         = normalize.MustPattern(`(?i)\b(?:this|the following|below) is (?:an? )?(?:example|sample|fictional|hypothetical|made-up)\b|\b(?:example|sample|fictional|hypothetical|made-up|mock) (?:postmortem|post-mortem|incident|outage|timeline)s?\b|\bfor illustration\b|\bfictitious\b|\b(?:dummy|placeholder) (?:text|incident|data|content)\b|[(（]ダミー[)）]|ダミー(?:です|の(?:原因|インシデント|データ|文章))|テストのインシデント`)
 	titleMaintain    = normalize.MustPattern(`(?i)\b(?:scheduled|planned) maintenance\b|\bmaintenance window\b|정기 ?점검|점검 안내`)
 	titleAnnounce    = normalize.MustPattern(`(?i)^(?:introducing|announcing|meet)\b|\bnow (?:generally )?available\b|\bgenerally available\b|\brelease notes\b|\bwhat'?s new\b|\bnew features?\b|\blaunch(?:es|ed|ing)?\b|\bwebinar\b|\bpricing\b|\bchangelog\b|출시|신규 기능`)
@@ -152,6 +152,21 @@ var verdictRules = []verdictRule{
 		for _, e := range v.events {
 			if e.Zone != "" && e.End == nil && impactClauseRe.MatchString(e.Text) {
 				return 0.5, "a zoned time that tells the impact"
+			}
+		}
+		return 0, ""
+	}},
+	{"timed-story", "", func(v *verdictInput) (float64, string) {
+		// "Trouble started at about 8:45 p.m. … Service came back at 6:45
+		// a.m.": a start and a later recovery, each with its time, zoned
+		// or not.
+		var began *casefile.Event
+		for i, e := range v.events {
+			switch {
+			case began == nil && storyStartRe.MatchString(e.Text):
+				began = &v.events[i]
+			case began != nil && e.At.After(began.At) && e.Text != began.Text && reRecovery.MatchString(e.Text):
+				return 1, "a timed start and a later timed recovery"
 			}
 		}
 		return 0, ""
@@ -280,6 +295,8 @@ var verdictRules = []verdictRule{
 }
 
 var (
+	// storyStartRe is a sentence that tells when trouble began.
+	storyStartRe = regexp.MustCompile(`(?i)\b(?:started|began|begun|starting|beginning)\b|시작|発生`)
 	// statusSiteRe is a site name that says it is a status site.
 	statusSiteRe = regexp.MustCompile(`(?i)\bstatus(?: page| site)?$`)
 	// statusHostRe is a status site's host: a label that is or ends in

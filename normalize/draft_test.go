@@ -1131,6 +1131,7 @@ func TestCommitmentsByTenseAndMood(t *testing.T) {
 		{"New operations policies have been drafted so that certificate rotations are audited.", false, "commitment.passive-done", true},
 		{"Since then we have narrowed the scope of the background work.", false, "commitment.since", true},
 		{"Following this incident we have added further testing to catch this kind of failure.", false, "commitment.since", true},
+		{"To keep the same thing from happening to the other users, the IT office has booked maintenance on the remaining servers.", false, "commitment.purpose", true},
 		{"When the hardware is next refreshed we will look at ZFS.", false, "commitment.future", true},
 		{"wal-g has now been upgraded on every server.", false, "commitment.now-done", true},
 		{"The service has now been restored for every customer.", false, "commitment.restored", false},

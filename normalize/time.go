@@ -1,6 +1,8 @@
 package normalize
 
 import (
+	"regexp"
+	"strconv"
 	"strings"
 	"time"
 	"unicode"
@@ -22,6 +24,10 @@ type TimeContext struct {
 	ZoneName string
 	// Year is the year for stamps written without one; 0 takes Date's year.
 	Year int
+	// MonthFirst reads a slashed date whose two parts could both be the
+	// month ("10/7/08") as month/day, the way the page writes its dates
+	// (SlashOrder decides); false leaves such a date unread.
+	MonthFirst bool
 }
 
 // Stamp is one time expression found in a text: a date, a time of day, a
@@ -733,7 +739,16 @@ func (p *stampParser) dateSlashed(a, e int) (tsDate, int, bool) {
 		return tsDate{}, e, false
 	}
 	y, yn, e3 := p.digits(e2 + 1)
-	if yn != 4 || y < 1900 || y > 2199 || p.at(e3) == '/' || tsAlnum(p.at(e3)) {
+	if yn == 2 {
+		// "10/7/08": a two-digit year of this century or the last.
+		y += 1900
+		if y < 1970 {
+			y += 100
+		}
+	} else if yn != 4 {
+		return tsDate{}, e, false
+	}
+	if y < 1900 || y > 2199 || p.at(e3) == '/' || tsAlnum(p.at(e3)) || p.at(e3) == '.' && tsDigit(p.at(e3+1)) {
 		return tsDate{}, e, false
 	}
 	m, d := a, b
@@ -741,6 +756,7 @@ func (p *stampParser) dateSlashed(a, e int) (tsDate, int, bool) {
 	case a > 12 && b <= 12:
 		m, d = b, a
 	case b > 12 && a <= 12:
+	case p.ctx.MonthFirst && a <= 12 && b <= 12:
 	default:
 		return tsDate{}, e, false
 	}
@@ -748,6 +764,29 @@ func (p *stampParser) dateSlashed(a, e int) (tsDate, int, bool) {
 		return tsDate{}, e, false
 	}
 	return tsDate{y: y, m: m, d: d, yearWritten: true}, e3, true
+}
+
+// slashedRe finds the slashed dates of a text: "10/7/08", "25/03/2021".
+var slashedRe = regexp.MustCompile(`\b(\d{1,2})/(\d{1,2})/(?:\d{4}|\d{2})\b`)
+
+// MonthFirst reports whether texts write their slashed dates month first:
+// one date with a day above 12 in the second place says so, one in the
+// first place says the opposite; with no such date an English page is
+// read month first (its dates are American more often than not).
+func MonthFirst(lang string, texts ...string) bool {
+	for _, t := range texts {
+		for _, m := range slashedRe.FindAllStringSubmatch(t, -1) {
+			a, _ := strconv.Atoi(m[1])
+			b, _ := strconv.Atoi(m[2])
+			switch {
+			case a > 12 && b <= 12:
+				return false
+			case b > 12 && a <= 12:
+				return true
+			}
+		}
+	}
+	return lang == "en"
 }
 
 // dateISO reads the rest of YYYY-MM-DD or YYYY/MM/DD; e is at the separator.

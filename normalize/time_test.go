@@ -620,3 +620,29 @@ func TestScanTimesReadsABareHourRangeAndUSZoneWords(t *testing.T) {
 		}
 	}
 }
+
+func TestSlashedDatesFollowThePagesOrder(t *testing.T) {
+	tests := []struct {
+		name  string
+		lang  string
+		texts []string
+		want  bool
+	}{
+		{"an English page with only ambiguous dates reads month first", "en", []string{"Trouble started on 10/7/08."}, true},
+		{"a day above 12 in the first place says day first", "en", []string{"on 25/03/2021 and 04/05/2021"}, false},
+		{"a day above 12 in the second place says month first", "fr", []string{"on 10/13/08"}, true},
+		{"another language with ambiguous dates reads neither way", "ko", []string{"10/7/08"}, false},
+	}
+	for _, tt := range tests {
+		if got := MonthFirst(tt.lang, tt.texts...); got != tt.want {
+			t.Errorf("%s: MonthFirst = %v, want %v", tt.name, got, tt.want)
+		}
+	}
+	sts := ScanTimes("Trouble started at about 8:45 p.m. on 10/7/08.", TimeContext{MonthFirst: true})
+	if len(sts) != 1 || sts[0].Local.Format("2006-01-02 15:04") != "2008-10-07 20:45" {
+		t.Errorf("month first, two-digit year: %v", tsProject(sts))
+	}
+	if sts := ScanTimes("at 8:45 p.m. on 10/7/08", TimeContext{}); len(sts) != 1 || sts[0].DateWritten {
+		t.Errorf("without an order an ambiguous date is not read: %v", tsProject(sts))
+	}
+}
