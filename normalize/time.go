@@ -1037,9 +1037,10 @@ func (p *stampParser) clockColon(c tsClock, e int) (tsClock, int, bool) {
 	if c.h > 24 || c.h == 24 && (c.m != 0 || c.sec != 0) {
 		return tsClock{}, e, false
 	}
-	for _, unit := range [...]string{"hrs", "hr", "h"} {
-		// "13:44hrs", "13:44h": the hours' unit glued to the clock.
-		if p.has(e, unit) && !tsAlnum(p.at(e+len(unit))) {
+	for _, unit := range [...]string{"hrs", "hr"} {
+		// "13:44hrs": the hours' unit glued to a clock of two-digit hours
+		// ("took 1:30hrs" is a duration).
+		if c.h >= 10 && p.has(e, unit) && !tsAlnum(p.at(e+len(unit))) {
 			e += len(unit)
 			break
 		}

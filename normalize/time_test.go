@@ -458,6 +458,7 @@ func TestScanTimesIgnoresNumbersThatAreNotTimes(t *testing.T) {
 		{"a calendar version", "release 2019.1.2 shipped"},
 		{"a ratio", "a 3:1 ratio of reads"},
 		{"a duration with a unit", "the job took 1:30h"},
+		{"a duration with the hours' unit", "the job took 1:30hrs"},
 		{"a bare year", "in 2018 we grew"},
 		{"the verb may", "requests may 5 times retry"},
 		{"Korean hours as a duration", "12시간 동안"},
