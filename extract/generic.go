@@ -592,12 +592,22 @@ func sectionFollows(blocks []block) bool {
 	return false
 }
 
+// listAddress reports whether path is the address of a list of posts: a
+// tag, a category, an archive's index, a page of results.
+func listAddress(path string) bool {
+	return listPath.MatchString(path) && !archivedDocument.MatchString(path)
+}
+
+// archivedDocument is one document of an archive, not its index: a mail
+// archive's message ("/archives/list/2000/December/msg01706.html").
+var archivedDocument = normalize.MustPattern(`(?i)/archives?/(?:[^/]+/)*[^/]+\.(?:html?|txt|php)$`)
+
 var listPath = normalize.MustPattern(`(?i)/(?:tags?|categor(?:y|ies)|topics|archives?|authors?)(?:/|$)|/page/\d+/?$`)
 
 // listOfPosts says why the page is an index of posts rather than one post
 // (a tag or archive page), or "".
 func listOfPosts(pg *page) string {
-	if listPath.MatchString(pg.orig.Path) {
+	if listAddress(pg.orig.Path) {
 		return "a tag, category or archive address"
 	}
 	linked := 0

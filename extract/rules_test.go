@@ -731,3 +731,20 @@ func TestDropRepeatsKeepsOneCopyOfARepeatedParagraph(t *testing.T) {
 		t.Errorf("dropRepeats (-want +got):\n%s", diff)
 	}
 }
+
+func TestAnArchivedDocumentIsNoListAddress(t *testing.T) {
+	tests := []struct {
+		path string
+		list bool
+	}{
+		{"/archives/2015/08/", true},
+		{"/tag/outage/", true},
+		{"/Archives/users/2000/December/digest1706.html", false},
+		{"/archive/list/msg00012.html", false},
+	}
+	for _, tt := range tests {
+		if got := listAddress(tt.path); got != tt.list {
+			t.Errorf("%s: list address = %v, want %v", tt.path, got, tt.list)
+		}
+	}
+}

@@ -187,7 +187,7 @@ var verdictRules = []verdictRule{
 	{"status-site", "", func(v *verdictInput) (float64, string) {
 		// A post on the organisation's own status site ("Sonic Status",
 		// status.acme.com) tells of an incident or a maintenance.
-		if v.url != nil && statusHostRe.MatchString(v.url.Hostname()) || statusSiteRe.MatchString(v.site) {
+		if v.url != nil && normalize.IsStatusHost(v.url.Hostname()) || statusSiteRe.MatchString(v.site) {
 			return 1, "a post on a status site"
 		}
 		return 0, ""
@@ -234,6 +234,9 @@ var verdictRules = []verdictRule{
 	{"digest", "kind", func(v *verdictInput) (float64, string) {
 		if v.url != nil && issueTrackerPath.MatchString(v.url.Path) {
 			return 0, "" // "… · Issue #766 · org/repo": a tracker's issue, not a newsletter's
+		}
+		if countLines(v.text, mailFromRe) == 1 {
+			return 0, "" // a list's digest that carries one mail: that mail is the page
 		}
 		return titleRule(titleDigest, -3, "a newsletter or digest issue")(v)
 	}},
@@ -295,13 +298,13 @@ var verdictRules = []verdictRule{
 }
 
 var (
+	// mailFromRe is a mail's sender header, as a list archive shows it.
+	mailFromRe = regexp.MustCompile(`(?i)(?:^|\s)from:\s*[^\n]{0,60}@[\w.-]+\.[a-z]{2,}`)
 	// storyStartRe is a sentence that tells when trouble began.
 	storyStartRe = regexp.MustCompile(`(?i)\b(?:started|began|begun|starting|beginning)\b|시작|発生`)
 	// statusSiteRe is a site name that says it is a status site.
 	statusSiteRe = regexp.MustCompile(`(?i)\bstatus(?: page| site)?$`)
-	// statusHostRe is a status site's host: a label that is or ends in
-	// "status" (status.acme.com, acmestatus.com).
-	statusHostRe = regexp.MustCompile(`(?i)(?:^|\.)[a-z0-9-]*status\.`)
+
 	// exampleLabelRe is a line that only announces an example.
 	exampleLabelRe = regexp.MustCompile(`^\s*(?:for )?(?:an? )?(?:examples?|samples?|e\.g\.)\s*[:：]?\s*$`)
 	// firstPersonRe is the writer speaking for itself, as an organisation's
@@ -427,7 +430,7 @@ func formatWeight(w float64) string {
 // Key words: a line is tried against a pattern only when it holds one.
 var (
 	// impactClauseRe: a clause that says service was lost.
-	impactClauseRe = normalize.MustPattern(`(?i)\b(?:lost (?:its |their |our )?(?:feed|power|connectivity|network|access)|went (?:down|offline|dark)|stopped (?:responding|working|serving)|(?:was|were) (?:down|offline|unreachable|unavailable)|outage (?:began|started)|power (?:failed|went out|was lost))\b`)
+	impactClauseRe = normalize.MustPattern(`(?i)\b(?:lost (?:its |their |our )?(?:feed|power|connectivity|network|access)|went (?:down|offline|dark)|stopped (?:responding|working|serving)|(?:was|were) (?:down|offline|unreachable|unavailable)|outage (?:began|started)|power (?:\w+ )?(?:failed|went out|was lost))\b`)
 	incidentWords  = []string{"outage", "incident", "downtime", "disruption", "degrad", "unavailab", "error", "fail", "broke", "went down", "rolled back", "reverted", "delayed", "delays", "held up", "crash", "out of service", "faulty", "misbehav", "trouble", "problem", "offline", "not working", "unreachable", " down", "장애", "중단", "오류", "지연", "障害", "不具合", "停止", "エラー", "遅延", "つながりにくい"}
 	apologyWords   = []string{"apolog", "sorry", "regret", "사과", "죄송", "불편을", "お詫び", "申し訳"}
 	causeWords     = []string{"cause", "due to", "triggered", "we found", "we identified", "we determined", "we traced", "we discovered", "turned out", "investigation", "because", "원인", "原因"}

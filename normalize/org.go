@@ -556,7 +556,13 @@ func hostListMatch(host, path string, list []string) bool {
 
 // mailArchivePath is the address of a message in a mailing list's archive
 // (MHonArc, Pipermail, Mailman).
-var mailArchivePath = regexp.MustCompile(`/(?:pipermail|mailman|hyperkitty|archives?/(?:html|list))/|/msg\d+\.html?$|/\d{4}-\w+/\d+\.html?$`)
+var mailArchivePath = regexp.MustCompile(`/(?:pipermail|mailman|hyperkitty|archives?/(?:html|list))/|/(?:msg|digest)\d+\.html?$|/\d{4}-\w+/\d+\.html?$`)
+
+// IsStatusHost reports whether host is a status site's: status.example.com,
+// example-status.com, examplestatus.io.
+func IsStatusHost(host string) bool {
+	return statusHostRe.MatchString(strings.ToLower(host))
+}
 
 // SourceKind returns the case's source kind for a page: official-status
 // for status pages and provider incident summaries (by platform or host),
