@@ -305,6 +305,12 @@ func TestStatuspageRowBodyTakesTheZoneOfItsOwnStamp(t *testing.T) {
 			want: []string{"2024-10-29T14:30", "2024-10-24T10:05", "2024-10-24T09:48"},
 		},
 		{
+			name: "a bare time later than its row's post was the evening before",
+			rows: row("Resolved", "Error rates were up from roughly 20:39 to 22:28 ET and are normal now.", "25", "01:00", "EDT") +
+				row("Investigating", "We are investigating errors.", "24", "20:40", "EDT"),
+			want: []string{"2024-10-25T05:00", "2024-10-25T00:39", "2024-10-25T00:40"},
+		},
+		{
 			name: "rows in one zone read their bare times in it",
 			rows: row("Resolved", "Error rates have been normal since 11:48.", "24", "12:05", "CEST") +
 				row("Investigating", "We are investigating errors.", "24", "10:24", "CEST"),

@@ -241,6 +241,7 @@ func (r *timelineReader) stamp(bs *blockScan, s normalize.Stamp) {
 		return // no day to put it on
 	}
 	s = bs.rollover(s)
+	s = bs.beforeItsPost(s)
 	s = r.twelveHourClock(bs, s)
 	s = r.repeatedEntry(bs, s)
 	if promised(bs.b.text, s.Start) {
@@ -352,6 +353,24 @@ func (bs *blockScan) rollover(s normalize.Stamp) normalize.Stamp {
 	if again, ok := normalize.ParseTime(s.Text, next.ctx()); ok && again.HasClock && !again.At.Before(last.Add(-12*time.Hour)) {
 		again.Start, again.End = s.Start, s.End
 		bs.local.date = next.date
+		return again
+	}
+	return s
+}
+
+// beforeItsPost puts a bare clock of a status update's body that would
+// fall after the update was posted on the day before: an update tells what
+// has happened ("impact from 20:39 to 22:28 ET" in an update posted at
+// 01:00 the next morning). Promises of later updates are dropped after.
+func (bs *blockScan) beforeItsPost(s normalize.Stamp) normalize.Stamp {
+	at := bs.b.at
+	if at == nil || s.DateWritten || !s.At.After(at.Add(time.Hour)) {
+		return s
+	}
+	prev := bs.local
+	prev.date = bs.local.date.AddDate(0, 0, -1)
+	if again, ok := normalize.ParseTime(s.Text, prev.ctx()); ok && again.HasClock && !again.At.After(*at) {
+		again.Start, again.End = s.Start, s.End
 		return again
 	}
 	return s
