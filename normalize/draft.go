@@ -789,6 +789,22 @@ func (d *drafter) items(field string, k casefile.SectionKind, promises bool) []c
 		c.promisedItems()
 	}
 	if len(c.out) == 0 && promises {
+		// The closing update of a status page often ends with the
+		// promise ("Together with our provider, we are working to prevent
+		// this from happening again").
+		for _, s := range d.doc.Sections {
+			if s.Kind != casefile.SectionTimeline {
+				continue
+			}
+			for _, it := range s.Items {
+				if m := closingUpdateRe.FindStringIndex(it); m != nil {
+					body, _, _ := strings.Cut(it[m[1]:], "\nPosted")
+					c.promisesIn(body)
+				}
+			}
+		}
+	}
+	if len(c.out) == 0 && promises {
 		// No action-items section: promises made in the prose ("To keep
 		// this from happening again, we are changing X, adding Y and …").
 		for _, p := range d.paragraphs(casefile.SectionSummary, casefile.SectionTitle, casefile.SectionRootCause,
@@ -923,6 +939,10 @@ func (c *itemCollector) leadInLines() {
 		}
 	}
 }
+
+// closingUpdateRe is the label of a status update that closes the
+// incident.
+var closingUpdateRe = regexp.MustCompile(`(?i)^\s*(?:resolved|completed|postmortem|post-mortem)\s*[-–—:]\s*`)
 
 // postedLineRe is a status update's posting line.
 var postedLineRe = regexp.MustCompile(`(?i)^posted\b`)

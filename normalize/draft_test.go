@@ -1200,6 +1200,20 @@ func TestActionsAfterALeadInLineOfAStatusUpdate(t *testing.T) {
 	}
 }
 
+func TestPromisesOfTheClosingStatusUpdate(t *testing.T) {
+	doc := testDoc()
+	doc.SlugDate = "2022-01-04"
+	doc.Sections = []casefile.Section{{Kind: casefile.SectionTimeline, Heading: "Updates", Paragraphs: []string{}, Items: []string{
+		"Resolved - The impact ran from 20:39 to 22:28 ET. Together with our provider, we are working to prevent this problem from happening again.\nPosted Jan 04, 2022 - 01:00 EST",
+		"Monitoring - We will keep watching the system until we are sure it is stable.\nPosted Jan 03, 2022 - 22:56 EST",
+		"Investigating - We are working to restore the API.\nPosted Jan 03, 2022 - 20:40 EST",
+	}}}
+	d := mustDraft(t, doc)
+	if len(d.Case.ActionItems) != 1 || !strings.Contains(d.Case.ActionItems[0].Text.EN, "prevent this problem") {
+		t.Errorf("action items %+v, want the closing update's one promise", d.Case.ActionItems)
+	}
+}
+
 func TestPromiseClauses(t *testing.T) {
 	tests := []struct {
 		name, in string
