@@ -231,6 +231,10 @@ func assemble(pg *page, r reading) casefile.Document {
 			// A bare year (a copyright line), not a day.
 			env.refYear = p.Year()
 			d.Published = nil
+		} else if p.Day() == 1 && p.Hour() == 0 && p.Minute() == 0 && p.Second() == 0 {
+			// The first of a month at midnight: most often a month (an
+			// archive link "September 2007"), which dates the year only.
+			env.refYear = p.Year()
 		} else {
 			env.ref, env.refYear = *p, p.Year()
 		}

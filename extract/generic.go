@@ -136,7 +136,10 @@ func homeLinked(pg *page, text string) bool {
 			return true
 		}
 		u, err := pg.fetched.Parse(s.AttrOr("href", ""))
-		found = err == nil && strings.EqualFold(u.Hostname(), pg.fetched.Hostname()) && (u.Path == "" || u.Path == "/")
+		// The site's root, or the blog's own folder above the post
+		// ("/products/" for /products/2007/11/downtime.html).
+		found = err == nil && strings.EqualFold(u.Hostname(), pg.fetched.Hostname()) &&
+			(u.Path == "" || u.Path == "/" || strings.HasSuffix(u.Path, "/") && len(u.Path) < len(pg.orig.Path) && strings.HasPrefix(pg.orig.Path, u.Path))
 		return !found
 	})
 	return found
@@ -148,6 +151,12 @@ func homeLinked(pg *page, text string) bool {
 // found is the site's part (homeLinked says so). Otherwise it returns title.
 func titleBesideSite(title, element string) string {
 	parts := normalize.TitleSeparators.Split(strings.TrimSpace(element), -1)
+	if len(parts) != 2 {
+		// "37signals Product Blog: Downtime explanation"
+		if site, post, ok := strings.Cut(element, ": "); ok {
+			parts = []string{site, post}
+		}
+	}
 	if len(parts) != 2 || title == "" {
 		return title
 	}

@@ -124,7 +124,7 @@ var mirrorHosts = []string{
 	"web.archive.org", "archive.org", "archive.today", "archive.ph", "archive.is",
 	"medium.com", "dev.to", "substack.com", "hashnode.dev", "wordpress.com",
 	"blogspot.com", "tumblr.com", "github.io", "gitlab.io", "notion.site", "tistory.com",
-	"blog.naver.com", "velog.io", "brunch.co.kr", "ghost.io", "netlify.app", "vercel.app", "pages.dev",
+	"typepad.com", "blogs.com", "livejournal.com", "blog.naver.com", "velog.io", "brunch.co.kr", "ghost.io", "netlify.app", "vercel.app", "pages.dev",
 	"youtube.com", "youtu.be", "vimeo.com", "slideshare.net", "speakerdeck.com",
 	"github.com", "gist.github.com", "gitlab.com", "bitbucket.org", "codeberg.org",
 	"reddit.com", "news.ycombinator.com", "twitter.com", "x.com", "linkedin.com",
@@ -157,6 +157,7 @@ var blogPlatforms = []string{
 	"tistory.com", "blogspot.com", "wordpress.com", "substack.com", "github.io", "gitlab.io",
 	"medium.com", "hashnode.dev", "ghost.io", "tumblr.com", "notion.site", "velog.io",
 	"netlify.app", "vercel.app", "pages.dev", "dev.to", "atlassian.net",
+	"typepad.com", "blogs.com", "livejournal.com",
 }
 
 // hostMatches reports whether host is h or a subdomain of it.

@@ -398,9 +398,43 @@ func (c *tlContext) statedDurationFit(stated []casefile.StatedDuration, end *tlM
 		if e := eventNear(c.evs, start.at.Add(want)); e != nil && e.At.After(end.at) && !e.At.After(c.limit) {
 			return start, &tlMoment{e.At, e.Text, RuleResolvedStatedOn, "the event " + quoteStamp(e.Stamp) + " lies exactly the stated duration " + told + " after the start; it replaces the resolution " + utc(end.at), 0.7}
 		}
+		if tol := hedgeTolerance(sd.Sentence, want); tol > 0 && end.at.Sub(start.at) < want/2 {
+			// "roughly 2.5 hours" against a resolution after barely one: a
+			// recovery told near the stated end is the end.
+			if e := recoveryNear(c.evs, start.at.Add(want), tol); e != nil && e.At.After(end.at) && !e.At.After(c.limit) {
+				return start, &tlMoment{e.At, e.Text, RuleResolvedStatedOn, "the recovery " + quoteStamp(e.Stamp) + " lies about the stated duration " + told + " after the start; it replaces the resolution " + utc(end.at) + ", which would make the incident less than half as long", 0.6}
+			}
+		}
 	}
 	return start, end
 }
+
+// hedgeRe is a duration given as an approximation ("roughly 2.5 hours").
+var hedgeRe = MustPattern(`(?i)\b(?:roughly|about|around|approximately|approx\.?|nearly|almost|some|just (?:over|under)|a little (?:over|under|more than|less than))\s+(?:\w+\s+){0,2}?\d`)
+
+// hedgeTolerance is how far a recovery may lie from a hedged stated
+// duration: a tenth of it, at most a quarter of an hour; 0 when the
+// duration is not hedged.
+func hedgeTolerance(sentence string, want time.Duration) time.Duration {
+	if !hedgeRe.MatchString(sentence) {
+		return 0
+	}
+	return min(want/10, 15*time.Minute)
+}
+
+// recoveryNear returns the event within tol of t whose clause tells a
+// recovery, full or begun ("we started bringing our servers back").
+func recoveryNear(evs []tlEvent, t time.Time, tol time.Duration) *tlEvent {
+	for i := range evs {
+		if e := &evs[i]; !e.post && e.At.Sub(t).Abs() <= tol && (tlResolveRe.MatchString(e.clause) || tlPartialRe.MatchString(e.clause) || recoveryBegunRe.MatchString(e.clause)) {
+			return e
+		}
+	}
+	return nil
+}
+
+// recoveryBegunRe is a recovery that has begun.
+var recoveryBegunRe = MustPattern(`(?i)\b(?:bringing|brought|coming|came)\b[^.;]{0,40}\bback\b|\brestor(?:ing|ation began)\b`)
 
 // detect applies detectedRules to the events at or after the start. It
 // returns nil and a note when the first detection comes more than an hour

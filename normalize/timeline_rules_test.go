@@ -351,7 +351,20 @@ func TestTimelineRuleIDs(t *testing.T) {
 					ev(t, "2024-03-27T18:28:00Z", "6:28 PM", "6:28 PM | Our databases come back. The incident is resolved.", tl),
 				}
 			},
-			want: ids{RuleStartImpact, RuleDetectedEvent, RuleResolvedEvent, RuleResolvedAfterComputed},
+			want: ids{RuleStartExplicit, RuleDetectedEvent, RuleResolvedEvent, RuleResolvedAfterComputed},
+		},
+		{
+			name: "products that went down start it, and a recovery about the hedged stated duration later ends it",
+			events: func(t *testing.T) []casefile.Event {
+				return []casefile.Event{
+					ev(t, "2007-11-13T00:00:00Z", "6pm CST", "Around 6pm CST our data center provider had a serious power event, with the failure of its cooling.", sum),
+					ev(t, "2007-11-13T01:40:00Z", "7:40pm CST", "Around 7:40pm CST, our products, our forums and our email support systems all went down.", sum),
+					ev(t, "2007-11-13T02:45:00Z", "8:45pm CST", "By 8:45pm CST the chillers were running again.", sum),
+					ev(t, "2007-11-13T04:15:00Z", "10:15pm CST", "We started bringing our servers back at about 10:15pm CST.", sum),
+				}
+			},
+			stated: []casefile.StatedDuration{{Minutes: 150, Sentence: "The outage went on for roughly 2.5 hours."}},
+			want:   ids{RuleStartExplicit, RuleDetectedNone, RuleResolvedStatedOn, RuleResolvedAfterComputed},
 		},
 		{
 			name: "a service that came back ends the incident",
