@@ -892,6 +892,7 @@ func TestTitleBesideSiteTakesThePostsPartOfTheTitleElement(t *testing.T) {
 		{"npm Blog (Archive)", "npm Blog (Archive) - Four hours of partial outage, 2014-02-24", "Four hours of partial outage, 2014-02-24"},
 		{"Acme", "Database outage | Acme", "Database outage"},
 		{"Acme Blog", "Metrics outage 01:00 UTC May 20 « Acme Blog", "Metrics outage 01:00 UTC May 20"},
+		{"Acme Product Blog", "Acme Product Blog: Downtime explanation", "Downtime explanation"},
 		{"Database outage", "Database outage | Acme", "Database outage"},
 		{"Acme", "Acme", "Acme"},
 		{"Acme", "Acme | Blog | Outage", "Acme"},
@@ -914,6 +915,8 @@ func TestABlogsBannerIsNotThePostsTitle(t *testing.T) {
 	}
 	tests := []struct{ name, h1, want string }{
 		{"a banner linked to the home page", `<a href="https://blog.acme.com/">Acme Blog</a>`, "Metrics outage on May 20"},
+		{"a banner linked to the blog's folder above the post", `<a href="https://blog.acme.com/2018/">Acme Blog</a>`, "Metrics outage on May 20"},
+		{"a banner linked to another folder", `<a href="https://blog.acme.com/news/">Acme Blog</a>`, "Acme Blog"},
 		{"a heading that links nowhere stays", `Acme Blog`, "Acme Blog"},
 	}
 	for _, tt := range tests {
