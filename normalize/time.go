@@ -589,12 +589,13 @@ func (p *stampParser) dateAfterClock(i int) (tsDate, int, bool) {
 	if p.at(j) == ',' {
 		sep, j = true, p.ws(j+1, false)
 	}
+	the := false
 	if we, ok := p.wordIs(j, "on"); ok {
 		if k := p.ws(we, false); k > we {
 			sep, j = true, k
 			if te, ok := p.wordIs(j, "the"); ok {
 				if k2 := p.ws(te, false); k2 > te {
-					j = k2
+					j, the = k2, true
 				}
 			}
 		}
@@ -602,7 +603,17 @@ func (p *stampParser) dateAfterClock(i int) (tsDate, int, bool) {
 	if !sep {
 		return tsDate{}, i, false
 	}
-	return p.date(j)
+	if d, e, ok := p.date(j); ok || !the {
+		return d, e, ok
+	}
+	// "5 PM on the 4th": a day of the month in force.
+	v, n, e := p.digits(j)
+	if oe := p.ordinal(e); n >= 1 && n <= 2 && v >= 1 && v <= 31 && oe > e && !p.ctx.Date.IsZero() {
+		if w, _ := p.word(p.ws(oe, false)); !strings.EqualFold(w, "of") {
+			return tsDate{m: int(p.ctx.Date.Month()), d: v}, oe, true
+		}
+	}
+	return tsDate{}, i, false
 }
 
 // clockZone reads the zone written after a clock: "Z" or a numeric offset
@@ -1160,7 +1171,9 @@ func shareRangeEnds(a, b *tsPoint) {
 	} else if !b.hasDate && a.hasDate {
 		b.date, b.hasDate = a.date, true
 	}
-	if !a.hasClock || !b.hasClock {
+	if !a.hasClock || !b.hasClock || a.date.d != b.date.d || a.date.m != b.date.m {
+		// Ends on different days ("5 PM on the 4th until 10:46 on the
+		// 5th") share no half of the day.
 		return
 	}
 	if a.clock.mer == 0 && b.clock.mer != 0 && a.clock.h >= 1 && a.clock.h <= 12 {

@@ -277,6 +277,8 @@ func TestScanTimesReadsRanges(t *testing.T) {
 			"from 02:10 until 14:05 UTC on 10 September 2022", "2022-09-10T02:10:00Z", "2022-09-10T14:05:00Z"},
 		{"one meridiem for both ends", "10:00 - 11:30 AM UTC",
 			"10:00 - 11:30 AM UTC", "2022-08-01T10:00:00Z", "2022-08-01T11:30:00Z"},
+		{"ends on days of the month in force share no meridiem", "from roughly 5 PM UTC on the 4th until 10:46 on the 5th",
+			"from roughly 5 PM UTC on the 4th until 10:46 on the 5th", "2022-08-04T17:00:00Z", "2022-08-05T10:46:00Z"},
 		{"the start told again in another zone before the keyword", "From 2014-02-24 12:00 UTC (4:00 AM US/Pacific) to roughly 16:00 UTC, downloads failed",
 			"From 2014-02-24 12:00 UTC (4:00 AM US/Pacific) to roughly 16:00 UTC", "2014-02-24T12:00:00Z", "2014-02-24T16:00:00Z"},
 	}
