@@ -27,7 +27,7 @@ type commitmentRule struct {
 // orgSubject is the organisation, or one of its people, as the subject of
 // the main clause: at the start, or after a short opening phrase ("To
 // prevent a repeat, we …", "From now on we …").
-const orgSubject = `^(?:(?:[^,;:]{1,70},\s*){1,2}|(?:when|once|after|before|if|as soon as|until)\b[^,;:.]{1,60}?\s+|(?:from now on|going forward|in (?:the )?future|next|now|also|additionally|in addition|as a result|after this|soon|shortly|this (?:week|month|quarter)|(?:over|within|in|during) (?:the )?(?:next|coming|following) [\w-]+(?: [\w-]+)?)\s+)?(?:(?:so|and|but|then|thus|therefore)\s+)?(?:we|I|our (?:\w+ )?(?:teams?|engineers?)|the (?:\w+ )?team)`
+const orgSubject = `^(?:(?:[^,;:]{1,70},\s*){1,2}|(?:when|once|after|before|if|as soon as|until|in light of|given|following|in response to|as a result of|because of)\b[^,;:.]{1,60}?\s+|(?:from now on|going forward|in (?:the )?future|next|now|also|additionally|in addition|as a result|after this|soon|shortly|this (?:week|month|quarter)|(?:over|within|in|during) (?:the )?(?:next|coming|following) [\w-]+(?: [\w-]+)?)\s+)?(?:(?:so|and|but|then|thus|therefore)\s+)?(?:we|I|our (?:\w+ )?(?:teams?|engineers?)|the (?:\w+ )?team)`
 
 var commitmentRules = []commitmentRule{
 	{ID: "commitment.meta", Re: MustPattern(`(?i)\b(?:this|the following|the present|our) (?:post|write-?up|article|report|page|document|blog)\b|\bbelow (?:you will find|we|is|are)\b|\bwhat we (?:are doing|intend to do|will do|plan to do|did|learned)\b|\bread more\b|\bwe owe\b|\b(?:post|share|provide|publish)(?:ing)? (?:again|an? (?:further |full )?(?:update|report|post-?mortem|write-?up|rca)|updates|more (?:details|information)|further details)\b|\bnext update\b|\bkeep you (?:updated|informed|posted)\b`)},
