@@ -754,3 +754,40 @@ func TestAnArchivedDocumentIsNoListAddress(t *testing.T) {
 		}
 	}
 }
+
+func TestTimelineCountsBackLastWeekdayFromThePostDay(t *testing.T) {
+	tests := []struct{ name, para, want string }{
+		{"a day named before the time dates it", "Last Wednesday an ice storm hit the city where the servers live. We got through most of that day, but at about 8:30 PM CST our power went out.", "2000-12-14T02:30"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			page := `<html><head><title>We are back</title><meta property="article:published_time" content="2000-12-16T23:35:58-06:00"></head><body><article><h1>We are back</h1>
+<p>Date: Sat, 16 Dec 2000 23:35:58 -0600</p>
+<p>The servers were without power for a long time and have just come back, so the list is running again. We are sorry for the silence.</p>
+<p>` + tt.para + `</p></article></body></html>`
+			d, err := Page(context.Background(), casefile.Page{URL: "https://lists.example.org/archive/msg01706.html", ContentType: "text/html", Body: []byte(page)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, e := range d.Events {
+				got = append(got, e.At.UTC().Format("2006-01-02T15:04"))
+			}
+			if len(got) != 2 || got[1] != tt.want {
+				t.Errorf("events %v, want the mail's date and %s", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestDayBackLeavesADayNamedAfterTheTime(t *testing.T) {
+	ref := time.Date(2018, 8, 21, 15, 0, 0, 0, time.UTC)
+	r := &timelineReader{env: timeEnv{ref: ref}}
+	local := timeEnv{date: time.Date(2018, 8, 21, 0, 0, 0, 0, time.UTC)}
+	if got := r.dayBack(local, "From about 6:50 UTC the site stopped responding, because of a fix I deployed yesterday."); !got.date.Equal(local.date) {
+		t.Errorf("a day named after the time moved the block to %v", got.date)
+	}
+	if got := r.dayBack(local, "Yesterday the site stopped responding at 6:50 UTC."); got.date.Day() != 20 {
+		t.Errorf("yesterday before the time: day %v, want the 20th", got.date)
+	}
+}

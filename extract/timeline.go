@@ -158,6 +158,9 @@ func (r *timelineReader) block(b block, kind casefile.SectionKind, heading strin
 		return // "Posted by … 2018.07.20 11:30": the post's own date
 	}
 	bs := &blockScan{b: b, kind: kind, heading: heading, local: r.blockEnv(b), sentences: sentenceSpans(b.text, b.kind != blockPara)}
+	if b.at == nil {
+		bs.local = r.dayBack(bs.local, b.text)
+	}
 	bs.scanned = bs.local
 	for _, s := range normalize.ScanTimes(b.text, bs.scanned.ctx()) {
 		r.stamp(bs, s)
@@ -178,6 +181,33 @@ func (r *timelineReader) block(b block, kind casefile.SectionKind, heading strin
 		}
 	}
 	r.defaultDay(b, bs)
+}
+
+// dayBack puts a block that says "last Wednesday" or "yesterday" before
+// its first time on that day, counted back from the day the page was published (in the zone in
+// force): "Last Wednesday an ice storm hit … at about 8:30 PM our power
+// went out", in a mail sent on Saturday.
+func (r *timelineReader) dayBack(local timeEnv, text string) timeEnv {
+	if r.env.ref.IsZero() {
+		return local
+	}
+	loc := local.zone
+	if loc == nil {
+		loc = time.UTC
+	}
+	posted := r.env.ref.In(loc)
+	back, ok := daysBack(text, posted.Weekday())
+	if !ok {
+		return local
+	}
+	if sts := normalize.ScanTimes(text, local.ctx()); len(sts) > 0 && sts[0].Start < reDayBack.FindStringIndex(text)[0] {
+		// "From 6:50am … a fix I deployed yesterday": the day named after
+		// the time is the cause's, not the time's.
+		return local
+	}
+	day := time.Date(posted.Year(), posted.Month(), posted.Day()-back, 0, 0, 0, 0, time.UTC)
+	local.date, local.year, local.last = day, day.Year(), time.Time{}
+	return local
 }
 
 // defaultDay keeps the day a list's intro declares as the default
