@@ -1323,7 +1323,7 @@ var (
 	// tlClockRe: the stamp carries a time of day, not only a date.
 	tlClockRe = MustPattern(`(?i)\d\s*[:h시時]\s*\d|\d\s*[시時]|午[前後]|\d\s*(?:am|pm|a\.m\.|p\.m\.)\b|오[전후]|^\s*\d{10,14}\s*$|\d{4}-\d\d-\d\d[T ]\d\d|\b[0-2]\d[0-5]\d[A-Z]{2,4}\b`)
 	// tlDurationImpactRe / tlDurationDetectRe sort stated durations.
-	tlDurationImpactRe = MustPattern(`(?i)\blast(?:ed|ing|s)?\b|\bduration\b|\bfor (?:a total of |about |approximately |roughly |around |over |nearly |more than |almost )?(?:\d|one|two|three|four|five|six|an? )|\boutage\b|\bimpact\w*|\bunavailab\w+|\bdown\b|\bdegrad\w+|\bdisrupt\w+|\baffected\b|\berrors?\b|\bfail\w*|동안|지속|이어`)
+	tlDurationImpactRe = MustPattern(`(?i)\blast(?:ed|ing|s)?\b|\bduration\b|\bfor (?:a total of |about |approximately |roughly |around |over |nearly |more than |almost )?(?:\d|one|two|three|four|five|six|an? )|\boutage\b|\bimpact\w*|\bunavailab\w+|\bdown\b|\bdegrad\w+|\bdisrupt\w+|\baffected\b|\berrors?\b|\bfail\w*|\bwent\b[^.;]{0,30}\bwithout\b|동안|지속|이어`)
 	tlDurationPolicyRe = MustPattern(`(?i)\b(?:more than|at least|longer than|less than|up to|every|any|each|whenever)\b`)
 	tlDurationDetectRe = MustPattern(`(?i)\balert\w*|\bdetect\w*|\bnotic\w+|\bpaged\b|\bwithin\b|알림|감지`)
 	// tlIgnoredSections hold promises and lessons: their events count only

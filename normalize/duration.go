@@ -327,6 +327,9 @@ func (p *stampParser) durCue(start, end int) string {
 		if tsDurCues[w] && !(w == "over" && n == 0 && p.prevWordIsCue(k)) {
 			return w
 		}
+		if after := p.ws(end, false); w == "went" && (p.has(after, "without") || p.has(after, "with no")) {
+			return w // "went 71 hours without power"
+		}
 		if !tsDurModifiers[w] {
 			return ""
 		}

@@ -28,6 +28,8 @@ func TestStatedDurations(t *testing.T) {
 		{"abbreviated units", "2 hrs 30 mins", []Duration{{Minutes: 150, Text: "2 hrs 30 mins", Start: 0, End: 13}}},
 		{"an adjective", "a 2-hour window", []Duration{{Minutes: 120, Text: "2-hour", Start: 2, End: 8}}},
 		{"for over takes for", "for over 2 hours", []Duration{{Minutes: 120, Text: "2 hours", Start: 9, End: 16, Cue: "for"}}},
+		{"went without", "the servers went 71 hours without power", []Duration{{Minutes: 4260, Text: "71 hours", Start: 17, End: 25, Cue: "went"}}},
+		{"went alone is no cue", "the errors went 3 hours up", []Duration{{Minutes: 180, Text: "3 hours", Start: 16, End: 23}}},
 		{"a hyphenated compound number word", "For two hours and twenty-two minutes, nobody got a ticket",
 			[]Duration{{Minutes: 142, Text: "two hours and twenty-two minutes", Start: 4, End: 36, Cue: "for"}}},
 		{"a compound number word with a space", "for one hour and thirty six minutes",

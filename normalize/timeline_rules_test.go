@@ -367,6 +367,14 @@ func TestTimelineRuleIDs(t *testing.T) {
 			want:   ids{RuleStartExplicit, RuleDetectedNone, RuleResolvedStatedOn, RuleResolvedAfterComputed},
 		},
 		{
+			name: "servers that went so many hours without power end the incident that long after the start",
+			events: func(t *testing.T) []casefile.Event {
+				return []casefile.Event{ev(t, "2000-12-14T02:30:00Z", "8:30 PM", "We got through most of that day, but at about 8:30 PM our power finally went out.", sum)}
+			},
+			stated: []casefile.StatedDuration{{Minutes: 71 * 60, Sentence: "The servers went 71 hours without power; it came back on this evening."}},
+			want:   ids{RuleStartEarliest, RuleDetectedNone, RuleResolvedStated, RuleResolvedAfterStated},
+		},
+		{
 			name: "a service that came back ends the incident",
 			events: func(t *testing.T) []casefile.Event {
 				return []casefile.Event{
