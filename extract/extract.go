@@ -297,9 +297,25 @@ func assemble(pg *page, r reading) casefile.Document {
 	}
 	d.Postmortem = verdict(evidence{synthetic: synthetic,
 		url: pg.orig, title: d.Title, site: d.SiteName, docTitle: docTitle(pg.ix), signals: r.signals, sections: d.Sections, events: d.Events,
-		text: strings.Join(texts[1:], "\n"), paras: paras, links: len(d.Links), listPage: r.listPage,
+		text: strings.Join(texts[1:], "\n"), paras: paras, links: len(d.Links), statusLinks: statusIncidentLinks(pg), listPage: r.listPage,
 	})
 	return d
+}
+
+// statusIncidentLinks returns the page's links, anywhere on it, to an
+// incident on a status site (status.acme.com/incidents/…).
+func statusIncidentLinks(pg *page) []string {
+	var out []string
+	pg.doc.Find("a[href]").Each(func(_ int, s *goquery.Selection) {
+		href := s.AttrOr("href", "")
+		if !strings.Contains(href, "/incident") || pg.fetched == nil {
+			return
+		}
+		if u, err := pg.fetched.Parse(href); err == nil && normalize.IsStatusHost(u.Hostname()) {
+			out = append(out, u.String())
+		}
+	})
+	return out
 }
 
 // monthYearRe finds a month named with its year ("February 2020").

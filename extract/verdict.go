@@ -39,6 +39,9 @@ type evidence struct {
 	text     string // the main text, blocks joined by newlines
 	paras    int    // prose paragraphs
 	links    int
+	// statusLinks are the page's links, anywhere on it, to an incident on
+	// a status site.
+	statusLinks []string
 	listPage string // why the page is a list of posts, or ""
 	// synthetic are the headings the reader made up, which say nothing.
 	synthetic map[string]bool
@@ -243,6 +246,26 @@ var verdictRules = []verdictRule{
 	{"sample", "", func(v *verdictInput) (float64, string) {
 		if anyLine(v.lower, sampleWords, reSample) {
 			return -3, "says it is a sample or fictional incident"
+		}
+		return 0, ""
+	}},
+	{"mirror", "", func(v *verdictInput) (float64, string) {
+		// A status aggregator's copy of another organisation's incident
+		// (/providers/pusher/incidents/… citing status.pusher.com): the
+		// page's address names the organisation whose status page it cites.
+		if v.url == nil {
+			return 0, ""
+		}
+		segments := strings.Split(strings.ToLower(v.url.Path), "/")
+		for _, l := range v.statusLinks {
+			u, err := url.Parse(l)
+			if err != nil || strings.EqualFold(u.Hostname(), v.url.Hostname()) {
+				continue
+			}
+			other := normalize.PageOwner(l, "").Slug
+			if other != "" && other != "unknown" && slices.Contains(segments, other) {
+				return -5, "a copy of another organisation's status incident (" + u.Hostname() + "), not the publisher's own"
+			}
 		}
 		return 0, ""
 	}},
