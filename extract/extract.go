@@ -619,14 +619,15 @@ func feedTitle(links []*html.Node) string {
 		if before, _, ok := strings.Cut(t, "»"); ok {
 			t = before // "Site » Feed", "EX-CLOUD メンテナンス・障害情報 » フィード"
 		}
-		for _, suffix := range []string{"RSS Feed", "Atom Feed", "Feed", "RSS"} {
-			t = strings.TrimSpace(strings.TrimSuffix(t, suffix))
-		}
-		return t
+		return strings.TrimSpace(feedSuffixRe.ReplaceAllString(t, ""))
 	}
 	return ""
 }
 
+
+// feedSuffixRe is what a feed's title adds to the site's name ("Full Atom
+// Feed", "RSS 2.0", "- All posts").
+var feedSuffixRe = regexp.MustCompile(`(?i)(?:\s*[-–|:]\s*|\s+)(?:(?:full|all(?: posts)?|latest|main|posts|entries|articles)\s+)*(?:(?:rss|atom)(?:\s*\d\.\d)?\s*)?(?:feed)?\s*$`)
 
 // portalNameRe is a title part that names a help centre, status page or
 // forum ("iVision Mobile Support", "Acme Help Center"): a site name.

@@ -827,6 +827,8 @@ func TestFeedTitleNamesTheSite(t *testing.T) {
 		{"a feed titled with the site's name", `<link rel="alternate" type="application/rss+xml" title="Dark Sky API Status" href="/feed.xml">`, "Dark Sky API Status"},
 		{"a feed named site » feed", `<link rel="alternate" type="application/rss+xml" title="Dark Sky API Status » フィード" href="/feed.xml">`, "Dark Sky API Status"},
 		{"a feed titled after something else is no site name", `<link rel="alternate" type="application/rss+xml" title="Site Outage: restore" href="/feed.xml">`, ""},
+		{"a full atom feed", `<link rel="alternate" type="application/atom+xml" title="Dark Sky API Status Full Atom Feed" href="/feed.xml">`, "Dark Sky API Status"},
+		{"an RSS 2.0 feed", `<link rel="alternate" type="application/rss+xml" title="Dark Sky API Status - RSS 2.0" href="/feed.xml">`, "Dark Sky API Status"},
 	}
 	for _, tt := range tests {
 		d, err := Page(context.Background(), casefile.Page{URL: "https://status.darksky.net/2017/02/20/downtime-incident.html", ContentType: "text/html", Body: []byte(page(tt.feed))})

@@ -481,8 +481,19 @@ func nameFromLabel(label string) string {
 // nameFromDomain makes an organisation name of the label before the public
 // suffix: status.example.co.uk → "Example".
 func nameFromDomain(host string) string {
-	label, _, _ := strings.Cut(registrableDomain(host), ".")
-	return nameFromLabel(label)
+	label, rest, _ := strings.Cut(registrableDomain(host), ".")
+	if name := nameFromLabel(label); name != "" {
+		return name
+	}
+	// blog.pythonanywhere.com, where the public suffix list makes the
+	// organisation's own domain a suffix for its users' sites: the label
+	// before the suffix is the site's kind ("blog"), the suffix names the
+	// organisation.
+	next, _, _ := strings.Cut(rest, ".")
+	if strings.Contains(rest, ".") {
+		return nameFromLabel(next)
+	}
+	return ""
 }
 
 // OrgSlug makes an org_slug of an organisation name: lower-case ASCII

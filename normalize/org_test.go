@@ -96,6 +96,7 @@ func TestPageOwner(t *testing.T) {
 		{"a Wayback capture of an unknown blog takes the original's domain", "http://web.archive.org/web/20170201000000/http://blog.example.org/post", "", "Example", "example"},
 		{"a Tistory blog is named by its subdomain, not the platform", "https://solbaram-tech.tistory.com/42", "TISTORY", "Solbaram", "solbaram"},
 		{"a TypePad blog is named by its subdomain", "https://acmesoft.blogs.com/products/2007/11/downtime.html", "", "Acmesoft", "acmesoft"},
+		{"an organisation whose own domain is a public suffix for its users", "https://blog.pythonanywhere.com/209/", "", "Pythonanywhere", "pythonanywhere"},
 		{"a Substack newsletter is named by its company", "https://plumline.substack.com/p/what-broke-on-tuesday", "Plumline Dispatch", "Plumline", "plumline"},
 		{"a Medium publication without a site name is named by its path", "https://medium.com/ledgerly-engineering/delayed-notifications-1a2b3c", "Medium", "Ledgerly", "ledgerly"},
 		{"a Korean site name leaves the domain to name the owner", "http://tech.moamarket.co.kr/blog/view.php?no=48", "모아마켓 기술블로그", "Moamarket", "moamarket"},
