@@ -94,7 +94,7 @@ func Draft(doc casefile.Document) (casefile.Draft, error) {
 	}
 
 	// Owner and source.
-	owner := SpelledAsWritten(TitleService(doc.Title, PageOwner(doc.URL, doc.SiteName)), documentProse(doc))
+	owner := SpelledAsWritten(TitleService(doc.Title, TitleBrand(doc.Title, PageOwner(doc.URL, doc.SiteName), doc.URL)), documentProse(doc))
 	c.Org, c.OrgSlug = owner.Name, owner.Slug
 	d.add("org", owner.Name, owner.Source, owner.Rule, owner.Confidence)
 	d.add("org_slug", owner.Slug, owner.Name, "OrgSlug of the org: lower-case ASCII, hyphens", owner.Confidence)

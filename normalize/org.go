@@ -419,6 +419,35 @@ func TitleService(title string, owner Owner) Owner {
 	return Owner{Name: name, Slug: slug, Rule: "the service the title names by its domain (" + strconv.Quote(name) + "), published on the site of " + owner.Name, Source: title, Confidence: 0.6}
 }
 
+// TitleBrand names the owner the way the title does when the page's own
+// naming says less: a platform's own announcement on its platform ("Why
+// Reddit was down on Aug 11" on reddit.com, a mirror host otherwise), and a
+// site that calls itself by its lower-case domain while the title writes
+// the brand ("Postmortem — why Allegro went down" on allegro.tech).
+func TitleBrand(title string, owner Owner, pageURL string) Owner {
+	host, _ := hostAndPath(pageURL)
+	var label string
+	switch {
+	case owner.Slug == "unknown" && isMirrorHost(host):
+		label = strings.ToLower(nameFromDomain(host))
+	case domainNameRe.MatchString(owner.Name) && strings.ToLower(owner.Name) == owner.Name:
+		label, _, _ = strings.Cut(owner.Name, ".")
+	default:
+		return owner
+	}
+	if len(label) < 3 {
+		return owner
+	}
+	words := strings.FieldsFunc(title, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '.' })
+	for _, w := range words {
+		w = strings.TrimRight(w, ".") // a word that ends a sentence, not a domain
+		if strings.EqualFold(w, label) && unicode.IsUpper([]rune(w)[0]) {
+			return Owner{Name: w, Slug: OrgSlug(w), Rule: "the brand the title names (" + strconv.Quote(w) + "), on " + host, Source: title, Confidence: 0.6}
+		}
+	}
+	return owner
+}
+
 // platformAuthor names the owner of a page on a blog platform from its
 // subdomain (solbaram-tech.tistory.com → "Solbaram") or, on medium.com,
 // from the publication in the path (/ledgerly-engineering/… → "Ledgerly").

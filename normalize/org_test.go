@@ -212,3 +212,21 @@ func TestSpelledAsWritten(t *testing.T) {
 		})
 	}
 }
+
+func TestTitleBrand(t *testing.T) {
+	tests := []struct {
+		name, title, url, site, want string
+	}{
+		{"a platform's own outage told on the platform", "Why Reddit was down on Aug 11 • r/announcements", "https://www.reddit.com/r/announcements/comments/4y0m56/x", "reddit", "Reddit"},
+		{"someone else's post on the platform stays unknown", "Why our API was down", "https://www.reddit.com/r/devops/comments/1/x", "reddit", "unknown"},
+		{"a lower-case domain site name takes the title's brand", "Postmortem — why Allegro went down", "https://blog.allegro.tech/2018/08/postmortem.html", "allegro.tech", "Allegro"},
+		{"a service known by its domain keeps it", "crates.io postmortem: broken downloads", "https://blog.rust-lang.org/2023/07/20/crates-io.html", "crates.io", "crates.io"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := TitleBrand(tt.title, PageOwner(tt.url, tt.site), tt.url); got.Name != tt.want {
+				t.Errorf("TitleBrand = %q (%s), want %q", got.Name, got.Rule, tt.want)
+			}
+		})
+	}
+}
