@@ -1562,12 +1562,16 @@ func isResolution(clause string) bool {
 	}
 	// "a certificate that is still valid": still, of something that works,
 	// says nothing partial.
-	partial := tlPartialRe.MatchString(stillFineRe.ReplaceAllString(clause, ""))
+	partial := tlPartialRe.MatchString(continuedUntilRe.ReplaceAllString(stillFineRe.ReplaceAllString(clause, ""), "until"))
 	if partial && !(tlFullRe.MatchString(clause) && !tlExceptRe.MatchString(clause)) {
 		return false
 	}
 	return true
 }
+
+// continuedUntilRe is an impact that "continued until" a time: its end,
+// not a partial recovery.
+var continuedUntilRe = MustPattern(`(?i)\b(?:continu(?:ed|ing)|lasted|persisted|went on)\s+until\b`)
 
 // isDetection reports whether a clause says the organisation learnt of the
 // incident; a purpose ("to detect stuck consumers sooner") does not count.

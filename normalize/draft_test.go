@@ -1235,3 +1235,20 @@ func TestPromiseClauses(t *testing.T) {
 		})
 	}
 }
+
+func TestIsResolutionReadsAnImpactThatContinuedUntilAnEnd(t *testing.T) {
+	tests := []struct {
+		clause string
+		want   bool
+	}{
+		{"the web services suffered failures, which continued until 06:40", true},
+		{"the failures lasted until 06:40", true},
+		{"errors continued while we restored most regions by 06:40", false},
+		{"we continued to see errors until 06:40 in some regions", false},
+	}
+	for _, tt := range tests {
+		if got := isResolution(tt.clause); got != tt.want {
+			t.Errorf("isResolution(%q) = %v, want %v", tt.clause, got, tt.want)
+		}
+	}
+}
