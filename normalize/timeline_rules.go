@@ -300,6 +300,13 @@ func chooseTimeline(doc casefile.Document) tlChoice {
 		c.start = &tlMoment{fp.At, fp.Text, RuleStartPostEarly, "first status post (" + quoteStamp(fp.Stamp) + "), which is earlier than the start the text gives (" + utc(c.start.at) + ")", 0.6}
 	}
 	c.limit = c.start.at.Add(maxIncidentSpan)
+	for _, e := range c.evs {
+		// A range stated from the start ("2025.10.01 20:00 ~ 2025.10.10
+		// 11:50") says how long the incident lasted, however long.
+		if isImpactRange(&e) && e.At.Equal(c.start.at) && e.End.After(c.limit) {
+			c.limit = *e.End
+		}
+	}
 	ch.resolved = c.apply(resolvedPasses)
 	if ch.resolved != nil {
 		c.start, ch.resolved = c.statedDurationFit(doc.StatedDurations, ch.resolved)

@@ -375,6 +375,15 @@ func TestTimelineRuleIDs(t *testing.T) {
 			want:   ids{RuleStartEarliest, RuleDetectedNone, RuleResolvedStated, RuleResolvedAfterStated},
 		},
 		{
+			name: "a range stated from the start ends the incident however long it is",
+			events: func(t *testing.T) []casefile.Event {
+				return []casefile.Event{
+					until(t, ev(t, "2025-10-01T11:00:00Z", "2025.10.01 20:00 ~ 2025.10.10 11:50 (KST)", "Incident Time: 2025.10.01 20:00 ~ 2025.10.10 11:50 (KST)", tl), "2025-10-10T02:50:00Z"),
+				}
+			},
+			want: ids{RuleStartRange, RuleDetectedNone, RuleResolvedRangeEnd, RuleResolvedAfterComputed},
+		},
+		{
 			name: "a service that came back ends the incident",
 			events: func(t *testing.T) []casefile.Event {
 				return []casefile.Event{
