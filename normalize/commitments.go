@@ -63,7 +63,7 @@ func commitment(t string, follows bool) (id string, ok bool) {
 
 // actionLabelRe is a list item labelled as an action ("Actions: …",
 // "Action item: …", "Follow-up: …"), wherever the list stands.
-var actionLabelRe = regexp.MustCompile(`(?i)^\s*(?:actions?(?: items?| taken| to take)?|follow[- ]?ups?|next steps?|corrective actions?|preventive actions?)\s*[:：]\s*`)
+var actionLabelRe = regexp.MustCompile(`(?i)^\s*(?:actions?(?: items?| taken| to take)?|follow[- ]?ups?|next steps?|corrective actions?|preventive actions?|prevent(?:ing)? recurrence|recurrence prevention|preventive measures?|재발 ?방지(?: ?대책)?|再発防止(?:策)?)\s*[:：]\s*`)
 
 // labelledAction returns the text of an item labelled as an action.
 func labelledAction(it string) (string, bool) {

@@ -952,6 +952,15 @@ var postedLineRe = regexp.MustCompile(`(?i)^posted\b`)
 func (c *itemCollector) labelledItems() {
 	for _, s := range c.d.doc.Sections {
 		if s.Kind == casefile.SectionTimeline {
+			// A status update's body may end with a labelled line
+			// ("Prevent Recurrence: We corrected …").
+			for _, it := range s.Items {
+				for _, line := range strings.Split(it, "\n") {
+					if t, ok := labelledAction(line); ok {
+						c.push(t, line, "line labelled as an action in the status update", 0.6)
+					}
+				}
+			}
 			continue
 		}
 		for _, it := range s.Items {

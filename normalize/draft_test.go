@@ -1215,6 +1215,23 @@ func TestPromisesOfTheClosingStatusUpdate(t *testing.T) {
 	}
 }
 
+func TestLabelledLinesOfAStatusUpdateAreActions(t *testing.T) {
+	doc := testDoc()
+	doc.SlugDate = "2025-10-01"
+	doc.Sections = []casefile.Section{{Kind: casefile.SectionTimeline, Heading: "Updates", Paragraphs: []string{}, Items: []string{
+		"Resolved - The feature works again.\nIncident Time: 2025.10.01 20:00 ~ 2025.10.10 11:50 (KST)\nPrevent Recurrence: We corrected the underlying cause and put safeguards in place.\nPosted Oct 10, 2025 - 11:50 KST",
+	}}}
+	d := mustDraft(t, doc)
+	if len(d.Case.ActionItems) != 1 || !strings.HasPrefix(d.Case.ActionItems[0].Text.EN, "We corrected the underlying cause") {
+		t.Errorf("action items %+v, want the labelled line", d.Case.ActionItems)
+	}
+	for _, label := range []string{"재발 방지 대책: 근본 원인을 고쳤습니다.", "再発防止策：監視を強化します。", "Preventive measures: add alerts."} {
+		if _, ok := labelledAction(label); !ok {
+			t.Errorf("labelledAction(%q) found no label", label)
+		}
+	}
+}
+
 func TestPromiseClauses(t *testing.T) {
 	tests := []struct {
 		name, in string
