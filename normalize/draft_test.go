@@ -1133,6 +1133,7 @@ func TestCommitmentsByTenseAndMood(t *testing.T) {
 		{"Following this incident we have tightened the deploy checks.", false, "commitment.since", true},
 		{"In light of what happened we are going to take a fresh look at how prepared we are for disasters.", false, "commitment.future", true},
 		{"To keep the same thing from happening to the other users, the IT office has booked maintenance on the remaining servers.", false, "commitment.purpose", true},
+		{"To keep this from happening again, we now enforce a strict per-account ceiling on requests.", false, "commitment.purpose", true},
 		{"When the hardware is next refreshed we will look at ZFS.", false, "commitment.future", true},
 		{"wal-g has now been upgraded on every server.", false, "commitment.now-done", true},
 		{"The service has now been restored for every customer.", false, "commitment.restored", false},
