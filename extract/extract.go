@@ -296,7 +296,7 @@ func assemble(pg *page, r reading) casefile.Document {
 		}
 	}
 	d.Postmortem = verdict(evidence{synthetic: synthetic,
-		url: pg.orig, title: d.Title, site: d.SiteName, docTitle: docTitle(pg.ix), signals: r.signals, sections: d.Sections, events: d.Events,
+		url: pg.orig, title: d.Title, site: d.SiteName, dated: d.StatedDay != "" || len(d.StatedDurations) > 0 || d.SlugDate != "", docTitle: docTitle(pg.ix), signals: r.signals, sections: d.Sections, events: d.Events,
 		text: strings.Join(texts[1:], "\n"), paras: paras, links: len(d.Links), statusLinks: statusIncidentLinks(pg), listPage: r.listPage,
 	})
 	return d

@@ -32,6 +32,7 @@ type evidence struct {
 	url      *url.URL
 	title    string
 	site     string   // the page's site name
+	dated    bool     // the page states a day (title, lead) or a length of the incident
 	docTitle string   // the <title> element, when the title came from elsewhere
 	signals  []signal // the platform reader's own, from structured fields
 	sections []casefile.Section
@@ -269,6 +270,15 @@ var verdictRules = []verdictRule{
 		}
 		return 0, ""
 	}},
+	{"undated", "", func(v *verdictInput) (float64, string) {
+		// A page that gives no time, no day and no length of any
+		// incident: an explainer under a postmortem's title.
+		if len(v.events) == 0 && !v.dated && !relativeDayRe.MatchString(v.text) && !clockRe.MatchString(v.text) &&
+			(v.url == nil || slugDate(v.url) == "") && !yearRe.MatchString(v.title) {
+			return -3, "no time, day or length of an incident anywhere"
+		}
+		return 0, ""
+	}},
 	{"example-labels", "", func(v *verdictInput) (float64, string) {
 		if n := countLines(v.lower, exampleLabelRe); n >= 2 {
 			return -4, strconv.Itoa(n) + " lines that label what follows as an example: a how-to"
@@ -325,6 +335,12 @@ var (
 	mailFromRe = regexp.MustCompile(`(?i)(?:^|\s)from:\s*[^\n]{0,60}@[\w.-]+\.[a-z]{2,}`)
 	// storyStartRe is a sentence that tells when trouble began.
 	storyStartRe = regexp.MustCompile(`(?i)\b(?:started|began|begun|starting|beginning)\b|시작|発生`)
+	// relativeDayRe is a day told relative to the post ("yesterday",
+	// "this morning", "last night", "on Tuesday").
+	relativeDayRe = regexp.MustCompile(`(?i)\b(?:yesterday|today|tonight|this (?:morning|afternoon|evening|weekend)|last (?:night|week|weekend|monday|tuesday|wednesday|thursday|friday|saturday|sunday)|on (?:monday|tuesday|wednesday|thursday|friday|saturday|sunday))\b|어제|오늘|昨日|本日`)
+	// clockRe is a time of day as a page writes it; yearRe a year.
+	clockRe = regexp.MustCompile(`\b\d{1,2}:\d{2}\b|\d{1,2}時|\d{1,2} ?시`)
+	yearRe  = regexp.MustCompile(`\b(?:19|20)\d\d\b`)
 	// statusSiteRe is a site name that says it is a status site.
 	statusSiteRe = regexp.MustCompile(`(?i)\bstatus(?: page| site)?$`)
 
