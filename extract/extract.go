@@ -575,8 +575,17 @@ func pageSiteName(pg *page, r reading, host, docURL string) string {
 	if name == "" {
 		name = siteName(pg.meta, pg.publisher)
 	}
-	if h := strings.TrimPrefix(host, "www."); strings.EqualFold(strings.TrimPrefix(name, "www."), h) {
+	h, n := strings.TrimPrefix(host, "www."), strings.ToLower(strings.TrimPrefix(name, "www."))
+	if n == h {
 		name = "" // a host name is not a name the page gives itself
+	}
+	if n == name && strings.Contains(n, ".") && strings.HasSuffix(h, "."+n) {
+		// The lower-case domain of the host ("suretech.com" on
+		// w99.suretech.com) yields to the name the title or the feed
+		// spells ("SureTech Blog").
+		if alt := spelledSiteName(pg, docURL); alt != "" {
+			name = alt
+		}
 	}
 	if name == "" || r.siteGuessed {
 		if ts := titleSiteName(docTitle(pg.ix), docURL); ts != "" || name == "" {
@@ -584,12 +593,7 @@ func pageSiteName(pg *page, r reading, host, docURL string) string {
 		}
 	}
 	if name == "" {
-		// The feed's title, when it names the site's domain ("Dark Sky API
-		// Status" on darksky.net), not a page ("Site outage: …").
-		own := normalize.SquashName(normalize.PageOwner(docURL, "").Name)
-		if ft := feedTitle(pg.ix.links); !strings.Contains(ft, ":") && own != "" && own != "unknown" && strings.Contains(normalize.SquashName(ft), own) {
-			name = ft
-		}
+		name = feedSiteName(pg, docURL)
 	}
 	if r.siteGuessed && name == r.siteName && strings.EqualFold(strings.TrimSpace(r.title), name) {
 		// go-trafilatura took the headline for the site ("v1.4.0リリースで
@@ -600,6 +604,25 @@ func pageSiteName(pg *page, r reading, host, docURL string) string {
 		}
 	}
 	return name
+}
+
+// feedSiteName is the feed's title when it names the site's domain ("Dark
+// Sky API Status" on darksky.net), not a page ("Site outage: …"); else "".
+func feedSiteName(pg *page, docURL string) string {
+	own := normalize.SquashName(normalize.PageOwner(docURL, "").Name)
+	if ft := feedTitle(pg.ix.links); !strings.Contains(ft, ":") && own != "" && own != "unknown" && strings.Contains(normalize.SquashName(ft), own) {
+		return ft
+	}
+	return ""
+}
+
+// spelledSiteName is the site's name as the title or the feed spells it,
+// when either names the domain; else "".
+func spelledSiteName(pg *page, docURL string) string {
+	if ts := titleSiteName(docTitle(pg.ix), docURL); ts != "" {
+		return ts
+	}
+	return feedSiteName(pg, docURL)
 }
 
 // feedTitle is the title of the site's own feed (`<link rel="alternate"

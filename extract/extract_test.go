@@ -316,6 +316,8 @@ func TestVerdictRulesByID(t *testing.T) {
 			nil, []string{"undated"}},
 		{"a post with a stated day", evidence{title: "Outage", dated: true, text: long},
 			nil, []string{"undated"}},
+		{"a write-up in paragraphs that asks a postmortem's questions", evidence{title: "Bounced messages, 19-21 November 2006", text: "What went wrong? A whitelist held old addresses.\nHow do we stop this from happening again? We will stop relying on addresses.\n" + long},
+			[]string{"questions", "title-outage"}, nil},
 		{"a post on a status site", evidence{url: u("https://acmestatus.com/2001/02/07/mail/"), title: "Some hours later", text: "The mail server crashed and is running again."},
 			[]string{"status-site", "vocabulary", "cause-and-recovery"}, nil},
 		{"a status page vendor's docs are no status site", evidence{url: u("https://statuspage.example/docs/postmortems"), site: "StatusPage Docs", title: "Postmortems", text: long},

@@ -657,12 +657,27 @@ func SourceKind(host string, platform casefile.Platform) string {
 // page writes the same letters as capitalised words ("Network Optix",
 // "Dark Sky"). Other owners stay.
 func SpelledAsWritten(owner Owner, text string) Owner {
-	if !strings.HasPrefix(owner.Rule, "derived from the registrable domain") && !strings.HasPrefix(owner.Rule, "the author's subdomain") && !strings.HasPrefix(owner.Rule, "the account ") {
+	want := SquashName(owner.Name)
+	switch {
+	case strings.HasPrefix(owner.Rule, "derived from the registrable domain"), strings.HasPrefix(owner.Rule, "the author's subdomain"), strings.HasPrefix(owner.Rule, "the account "):
+	case domainNameRe.MatchString(owner.Name) && strings.ToLower(owner.Name) == owner.Name:
+		// A site that names itself by its lower-case domain
+		// ("mail-archive.com") while its text writes "The Mail Archive".
+		label, _, _ := strings.Cut(owner.Name, ".")
+		want = SquashName(label)
+	default:
 		return owner
 	}
-	want := SquashName(owner.Name)
 	if len(want) < 4 {
 		return owner
+	}
+	for _, w := range camelWordRe.FindAllString(text, -1) {
+		// One word with a capital inside ("SureTech", "PythonAnywhere").
+		if SquashName(w) == want {
+			owner.Name, owner.Slug = w, OrgSlug(w)
+			owner.Rule += "; spelled as the page writes it (" + strconv.Quote(w) + ")"
+			return owner
+		}
 	}
 	for _, m := range capitalisedRunRe.FindAllString(text, -1) {
 		words := strings.Fields(m)
@@ -670,6 +685,11 @@ func SpelledAsWritten(owner Owner, text string) Owner {
 			for j := i + 2; j <= len(words) && j <= i+3; j++ {
 				phrase := strings.Join(words[i:j], " ")
 				if SquashName(phrase) == want {
+					if i > 0 && words[i-1] == "The" && j == len(words) {
+						// "The Mail Archive", a name that ends its run; not
+						// the article of "The Dark Sky API".
+						phrase = "The " + phrase
+					}
 					owner.Name, owner.Slug = phrase, OrgSlug(phrase)
 					owner.Rule += "; spelled as the page writes it (" + strconv.Quote(phrase) + ")"
 					return owner
@@ -679,6 +699,9 @@ func SpelledAsWritten(owner Owner, text string) Owner {
 	}
 	return owner
 }
+
+// camelWordRe is one word with a capital inside ("SureTech").
+var camelWordRe = regexp.MustCompile(`\b\p{Lu}[\p{Ll}\d]+\p{Lu}[\p{L}\d]*\b`)
 
 // capitalisedRunRe is a run of capitalised words ("Network Optix Cloud").
 var capitalisedRunRe = regexp.MustCompile(`\b\p{Lu}[\p{L}\d]*(?:[ ]\p{Lu}[\p{L}\d]*)+`)

@@ -203,6 +203,8 @@ func TestSpelledAsWritten(t *testing.T) {
 		{"a platform subdomain written as two words", "https://networkoptix.atlassian.net/wiki/spaces/CHS/blog/1", "", "Network Optix Cloud was down for 28 minutes.", "Network Optix"},
 		{"other capitalised words do not rename it", "https://status.darksky.net/x", "", "The Forecast API was down.", "Darksky"},
 		{"a site name is kept", "https://blog.example.com/x", "Example", "Example Corp was down.", "Example"},
+		{"a lower-case domain site name written as words, with its article", "https://mid.mail-archive.com/list/msg01226.html", "mail-archive.com", "Some mail sent to The Mail Archive was bounced.", "The Mail Archive"},
+		{"a domain's letters written as one camel-case word", "https://w99.acmetech.com/blog/x", "", "AcmeTech customers could not sync.", "AcmeTech"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
