@@ -143,6 +143,7 @@ func ParseTime(s string, ctx TimeContext) (Stamp, bool) {
 var cjkUnit = strings.NewReplacer(append(weekdayBlanks(), "年", "년", "月", "월", "日", "일", "時", "시", "分", "분", "秒", "초", "間", "간", "午前", "오전", "午後", "오후",
 	"～", "–", "〜", "–", // a wave dash joins a range, as an en dash does
 	"頃", "   ", // "about" after a clock (10:00頃～0:08) does not break a range
+	"ごろ", "      ", // nor does it written in kana (10時31分ごろ ~ 13時48分ごろ)
 	// Korean written with a space before the unit and 경 ("about") after
 	// it: "오후 10 시경" reads as "오후 10시"; "10 시간" stays a duration.
 	" 시간", " 시간", " 분간", " 분간", " 시경", "시    ", " 분경", "분    ", "시경", "시   ", "분경", "분   ",

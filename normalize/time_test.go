@@ -194,6 +194,8 @@ func TestScanTimesReadsJapanese(t *testing.T) {
 			[]tsGot{{Text: "2021年03月08日 4時58分～8時51分 JST", At: "2021-03-07T19:58:00Z", Until: "2021-03-07T23:51:00Z", HasClock: true, DateWritten: true, DateKnown: true, Zone: "JST", ZoneWritten: true, ZoneKnown: true}}},
 		{"から … にかけて joins a range", "2016年9月29日 14時20分頃から14時50分頃にかけて、アクセスが困難でした",
 			[]tsGot{{Text: "2016年9月29日 14時20分頃から14時50分頃にかけて", At: "2016-09-29T14:20:00Z", Until: "2016-09-29T14:50:00Z", HasClock: true, DateWritten: true, DateKnown: true}}},
+		{"about in kana (ごろ) keeps the range", "2024年10月7日(月) 10時31分ごろ ~ 13時48分ごろ JST",
+			[]tsGot{{Text: "2024年10月7日(月) 10時31分ごろ ~ 13時48分ごろ JST", At: "2024-10-07T01:31:00Z", Until: "2024-10-07T04:48:00Z", HasClock: true, DateWritten: true, DateKnown: true, Zone: "JST", ZoneWritten: true, ZoneKnown: true}}},
 		{"about (頃) after a clock keeps the range, and an earlier end is the next day", "2026年3月18日(水) 10:00頃～0:08 JST",
 			[]tsGot{{Text: "2026年3月18日(水) 10:00頃～0:08 JST", At: "2026-03-18T01:00:00Z", Until: "2026-03-18T15:08:00Z", HasClock: true, DateWritten: true, DateKnown: true, Zone: "JST", ZoneWritten: true, ZoneKnown: true}}},
 	}
