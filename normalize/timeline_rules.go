@@ -364,22 +364,39 @@ func usableEvents(prepared []tlEvent) ([]tlEvent, string) {
 // firstStatusPost returns the first status post (or status row) that is not
 // a closing notice, or nil.
 func firstStatusPost(evs []tlEvent) *tlEvent {
+	closing := map[time.Time]bool{}
+	for _, e := range evs {
+		if closingStatus(e.Status) {
+			closing[e.At] = true
+		}
+	}
 	for i := range evs {
 		e := &evs[i]
 		if !e.post && e.Status == "" {
 			continue
 		}
-		switch strings.ToLower(e.Status) {
-		case "resolved", "postmortem", "completed":
+		switch {
+		case closingStatus(e.Status):
 			continue
-		case "":
-			if tlResolveRe.MatchString(e.Text) && !tlDetectRe.MatchString(e.Text) {
+		case e.Status == "":
+			// The "Posted …" line of a closing update is that update.
+			if closing[e.At] || tlResolveRe.MatchString(e.Text) && !tlDetectRe.MatchString(e.Text) {
 				continue
 			}
 		}
 		return e
 	}
 	return nil
+}
+
+// closingStatus reports whether a status update's label closes the
+// incident.
+func closingStatus(status string) bool {
+	switch strings.ToLower(status) {
+	case "resolved", "postmortem", "completed":
+		return true
+	}
+	return false
 }
 
 // statedDurationFit checks the chosen start and resolution against the

@@ -384,6 +384,16 @@ func TestTimelineRuleIDs(t *testing.T) {
 			want: ids{RuleStartRange, RuleDetectedNone, RuleResolvedRangeEnd, RuleResolvedAfterComputed},
 		},
 		{
+			name: "the posting line of a closing update is no first status post",
+			events: func(t *testing.T) []casefile.Event {
+				return []casefile.Event{
+					post(t, "2015-08-21T22:07:00Z", "resolved", "Resolved - The problem has been found and fixed. A post-mortem will follow."),
+					ev(t, "2015-08-21T22:07:00Z", "Aug 21, 2015 - 22:07 UTC", "Posted Aug 21, 2015 - 22:07 UTC", tl),
+				}
+			},
+			want: ids{RuleStartNone, RuleDetectedNone, RuleResolvedNone, RuleResolvedAfterNone},
+		},
+		{
 			name: "a service that came back ends the incident",
 			events: func(t *testing.T) []casefile.Event {
 				return []casefile.Event{
