@@ -894,7 +894,7 @@ func (c *itemCollector) promisesIn(p string) {
 		}
 		id, ok := commitment(t, promised)
 		switch {
-		case vague && preventionRe.MatchString(t):
+		case vague && preventionRe.MatchString(t), preventionQuestionRe.MatchString(t):
 			announced = true
 		case id == "commitment.meta" || id == "commitment.status":
 		case announced && actionSubjectRe.MatchString(t):
@@ -1040,7 +1040,11 @@ var (
 	preventionSkipRe = MustPattern(`(?i)\bsorry\b|\bapologi|\bproud\b|\b(?:another|next|an) update\b|\bdo everything we can\b|\bcontinue to (?:monitor|investigate)|\bwe(?:'re|’re| are) (?:also |now |currently |still )?(?:investigating|monitoring|seeing|experiencing|continuing|aware|looking into|observing|going to publish|working (?:to|on) (?:resolve|restore|mitigate|fix|identify|understand|a fix))\b|\bthis morning\b|\bat this time\b`)
 	// actionSubjectRe: a sentence whose subject is the organisation ("We
 	// have added …", "Our team will …").
-	actionSubjectRe = MustPattern(`(?i)^(?:we|we've|we’ve|we're|we’re|we'll|we’ll|I|I'll|I’ll|I've|our (?:teams?|engineers?)|the team)\b`)
+	actionSubjectRe = MustPattern(`(?i)^(?:(?:most importantly|more importantly|also|and|finally|first(?:ly)?|second(?:ly)?|third(?:ly)?|next|then|in addition|additionally),?\s+)?(?:we|we've|we’ve|we're|we’re|we'll|we’ll|I|I'll|I’ll|I've|our (?:teams?|engineers?)|the team)\b`)
+	// preventionQuestionRe is a paragraph's question that its answer
+	// sentences are the actions of ("How do we stop this from happening
+	// again? …").
+	preventionQuestionRe = MustPattern(`(?i)^\s*(?:how|what) (?:do|will|can|are|did) we (?:do )?(?:to )?(?:stop|prevent|keep|avoid|make sure|ensure)\b[^?]*\?\s*$|^\s*what (?:are we|we are|will we|we will) (?:doing|going to do|do|change)\b[^?]*\?\s*$`)
 	vagueChangesRe  = MustPattern(`(?i)\b(?:several|a number of|the following|some|many) (?:changes|improvements|steps|actions)\b`)
 	// enumLeadRe finds where the list of a promise starts: after "we are"
 	// or "we will".

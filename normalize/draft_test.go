@@ -1233,6 +1233,18 @@ func TestLabelledLinesOfAStatusUpdateAreActions(t *testing.T) {
 	}
 }
 
+func TestAnswersToAPreventionQuestionAreActions(t *testing.T) {
+	doc := testDoc()
+	doc.SlugDate = "2006-11-20"
+	doc.Sections = []casefile.Section{{Kind: casefile.SectionSummary, Paragraphs: []string{
+		"How do we stop this from happening again? This one was unexpected, which makes it harder. We have learned never again to rely on addresses in configuration files. Most importantly, we have simplified the configuration so far that the rule is no longer needed.",
+	}}}
+	d := mustDraft(t, doc)
+	if len(d.Case.ActionItems) != 2 || !strings.HasPrefix(d.Case.ActionItems[1].Text.EN, "Most importantly") {
+		t.Errorf("action items %+v, want the two answers with the organisation as subject", d.Case.ActionItems)
+	}
+}
+
 func TestPromiseClauses(t *testing.T) {
 	tests := []struct {
 		name, in string
