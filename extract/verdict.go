@@ -288,6 +288,26 @@ var verdictRules = []verdictRule{
 		}
 		return 0, ""
 	}},
+	{"wiki-other", "", func(v *verdictInput) (float64, string) {
+		// A wiki or documentation site's page about the systems of an
+		// organisation that is not the publisher (a training wiki's
+		// sample postmortem of api.meridiancloud.io).
+		if v.url == nil || !wikiSiteRe.MatchString(v.site+" "+v.url.Hostname()+v.url.Path) || firstPersonRe.MatchString(v.text) {
+			return 0, ""
+		}
+		own := normalize.PageOwner(v.url.String(), v.site)
+		ownKeys := strings.ToLower(own.Slug + " " + v.site + " " + v.url.Hostname())
+		for _, h := range hostNameRe.FindAllString(strings.ToLower(v.text), 20) {
+			slug := normalize.PageOwner("https://"+h, "").Slug
+			if slug == "" || slug == "unknown" || strings.Contains(ownKeys, slug) {
+				return 0, "" // the publisher's own host is named
+			}
+		}
+		if h := hostNameRe.FindString(strings.ToLower(v.text)); h != "" {
+			return -3, "a wiki or documentation page about another organisation's host (" + h + ")"
+		}
+		return 0, ""
+	}},
 	{"example-labels", "", func(v *verdictInput) (float64, string) {
 		if n := countLines(v.lower, exampleLabelRe); n >= 2 {
 			return -4, strconv.Itoa(n) + " lines that label what follows as an example: a how-to"
@@ -316,6 +336,9 @@ var verdictRules = []verdictRule{
 	{"docs-page", "", func(v *verdictInput) (float64, string) {
 		if v.url != nil && (strings.HasPrefix(strings.ToLower(v.url.Hostname()), "docs.") || strings.Contains(v.url.Path, "/docs/")) {
 			return -2, "a documentation page"
+		}
+		if v.url != nil && wikiSiteRe.MatchString(v.site+" "+v.url.Hostname()+v.url.Path) {
+			return -2, "a wiki or knowledge-base page"
 		}
 		return 0, ""
 	}},
@@ -353,6 +376,11 @@ var (
 	// postmortemQuestionRe is a paragraph that opens with a question a
 	// postmortem answers.
 	postmortemQuestionRe = regexp.MustCompile(`(?i)^\s*(?:what (?:went wrong|happened|broke|caused (?:it|this|the \w+))|why did (?:it|this|the \w+) (?:happen|fail|break|go down)|how (?:do|will|can|did) we (?:stop|prevent|keep|avoid|fix)\b[^?]{0,60}|what (?:are we|we are|will we|we will) do(?:ing)?\b[^?]{0,60}|what did we learn|what (?:was|were) the impact|who was affected)\s*\?`)
+	// wikiSiteRe is a wiki, a knowledge base or a documentation site, by
+	// its name, host or path.
+	wikiSiteRe = regexp.MustCompile(`(?i)\bwiki\b|-wiki\b|\bwiki-|/wiki/|\bknowledge ?base\b|/kb/|/docs?/|\bdocs\.|/library/|/handbook/`)
+	// hostNameRe is a host name written in the text (api.acme.io).
+	hostNameRe = regexp.MustCompile(`\b(?:[a-z0-9-]+\.)+(?:com|io|net|org|dev|app|cloud|co)\b`)
 	// statusSiteRe is a site name that says it is a status site.
 	statusSiteRe = regexp.MustCompile(`(?i)\bstatus(?: page| site)?$`)
 
