@@ -221,6 +221,12 @@ type ImportResult struct {
 type DraftToSave struct {
 	SubmissionID int64
 	Draft        Draft
+	// EncodedEvidence and EncodedTimeline, when either is set, are the
+	// draft's evidence and timeline already encoded as JSON (the bytes the
+	// fetch stage queued), stored as they are; Draft.Evidence and
+	// Draft.Timeline are then not read. The store decodes them only to
+	// compare the draft with its case's current version.
+	EncodedEvidence, EncodedTimeline []byte
 }
 
 // DraftSaved is what SaveDrafts did with one draft. Err is that draft's

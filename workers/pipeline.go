@@ -186,6 +186,19 @@ type draftJob struct {
 	Draft        casefile.Draft `json:"draft"`
 }
 
+// draftWire is a draftJob as the store stage reads it: the case decoded,
+// the evidence and the timeline kept as the JSON they were queued as.
+type draftWire struct {
+	SubmissionID int64  `json:"submission_id"`
+	URL          string `json:"url"`
+	CanonicalURL string `json:"canonical_url"`
+	Draft        struct {
+		Case     casefile.Case   `json:"case"`
+		Evidence json.RawMessage `json:"evidence"`
+		Timeline json.RawMessage `json:"timeline"`
+	} `json:"draft"`
+}
+
 type archiveJob struct {
 	SubmissionID int64  `json:"submission_id"`
 	URL          string `json:"url"`
@@ -458,7 +471,9 @@ func (p *Pipeline) pull(ctx context.Context, stream, name string, slots, group i
 		got := 0
 		msgs := batch.Messages()
 		for msg := range msgs {
-			// A group is the message that arrived and those right behind it.
+			// A group is the message that arrived and those that arrived
+			// while it waited for a free call of run.
+			busy <- struct{}{}
 			g := []jetstream.Msg{msg}
 		gather:
 			for len(g) < group {
@@ -473,7 +488,6 @@ func (p *Pipeline) pull(ctx context.Context, stream, name string, slots, group i
 				}
 			}
 			got += len(g)
-			busy <- struct{}{}
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
@@ -726,28 +740,27 @@ func (p *Pipeline) handleStore(ctx context.Context, msg jetstream.Msg) error {
 // writes in one transaction.
 const storeGroup = 32
 
-// storeDrafts stores the drafts of jobs that arrived together in one
-// transaction and acks them once it is committed (the acks sent together).
+// storeDrafts stores the drafts of jobs that arrived together (one or
+// more) in one transaction and acks them once it is committed.
 // A batch the store refuses as a whole is stored job by job instead, so
 // that one bad draft cannot hold back the others.
 func (p *Pipeline) storeDrafts(ctx context.Context, msgs []jetstream.Msg) {
-	if len(msgs) == 1 {
-		p.runJob(ctx, ConsumerStore, msgs[0], p.handleStore)
-		return
-	}
 	var (
 		jobs  []draftJob
 		held  []jetstream.Msg
 		batch []casefile.DraftToSave
 	)
 	for _, msg := range msgs {
-		var job draftJob
-		if json.Unmarshal(msg.Data(), &job) != nil || job.SubmissionID == 0 {
+		// Only the case is decoded: the evidence and the timeline go to the
+		// store as the fetch stage encoded them.
+		var w draftWire
+		if json.Unmarshal(msg.Data(), &w) != nil || w.SubmissionID == 0 {
 			p.runJob(ctx, ConsumerStore, msg, p.handleStore) // records the poison message
 			continue
 		}
-		jobs, held = append(jobs, job), append(held, msg)
-		batch = append(batch, casefile.DraftToSave{SubmissionID: job.SubmissionID, Draft: job.Draft})
+		jobs, held = append(jobs, draftJob{SubmissionID: w.SubmissionID, URL: w.URL, CanonicalURL: w.CanonicalURL, Draft: casefile.Draft{Case: w.Draft.Case}}), append(held, msg)
+		batch = append(batch, casefile.DraftToSave{SubmissionID: w.SubmissionID, Draft: casefile.Draft{Case: w.Draft.Case},
+			EncodedEvidence: w.Draft.Evidence, EncodedTimeline: w.Draft.Timeline})
 	}
 	if len(held) == 0 {
 		return
@@ -774,22 +787,31 @@ func (p *Pipeline) storeDrafts(ctx context.Context, msgs []jetstream.Msg) {
 		}
 		return
 	}
+	if len(held) == 1 {
+		p.finishStored(ctx, held[0], jobs[0], saved[0])
+		return
+	}
 	var wg sync.WaitGroup
 	for i, msg := range held {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			if saved[i].Err != nil {
-				// Its own failure: the single path decides (a dead letter for
-				// an unknown submission).
-				p.runJob(ctx, ConsumerStore, msg, p.handleStore)
-				return
-			}
-			err := protect(ConsumerStore, func() error { return p.afterSave(ctx, msg, jobs[i], saved[i].SaveResult, nil) })
-			p.settle(ctx, ConsumerStore, msg, err)
+			p.finishStored(ctx, msg, jobs[i], saved[i])
 		}()
 	}
 	wg.Wait()
+}
+
+// finishStored settles a store job whose draft SaveDrafts has handled.
+func (p *Pipeline) finishStored(ctx context.Context, msg jetstream.Msg, job draftJob, saved casefile.DraftSaved) {
+	if saved.Err != nil {
+		// Its own failure: the single path decides (a dead letter for an
+		// unknown submission).
+		p.runJob(ctx, ConsumerStore, msg, p.handleStore)
+		return
+	}
+	err := protect(ConsumerStore, func() error { return p.afterSave(ctx, msg, job, saved.SaveResult, nil) })
+	p.settle(ctx, ConsumerStore, msg, err)
 }
 
 // decodeDraft reads a store job; an unreadable one is recorded as a dead

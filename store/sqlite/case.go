@@ -29,7 +29,7 @@ func (s *Store) SaveDraft(ctx context.Context, submissionID int64, d casefile.Dr
 	var res casefile.SaveResult
 	err = s.inTx(ctx, fmt.Sprintf("save draft of submission %d", submissionID), func(tx *sql.Tx) error {
 		res = casefile.SaveResult{}
-		return saveDraft(ctx, tx, submissionID, d, evidence, timeline, s.now(), &res)
+		return saveDraft(ctx, tx, submissionID, d, false, evidence, timeline, s.now(), &res)
 	})
 	if err != nil {
 		return casefile.SaveResult{}, err
@@ -47,9 +47,10 @@ func (s *Store) SaveDrafts(ctx context.Context, drafts []casefile.DraftToSave) (
 		return nil, nil
 	}
 	evidence, timeline := make([][]byte, len(drafts)), make([][]byte, len(drafts))
+	encoded := make([]bool, len(drafts))
 	for i, d := range drafts {
 		var err error
-		if evidence[i], timeline[i], err = store.EncodeDraft(d.Draft); err != nil {
+		if evidence[i], timeline[i], encoded[i], err = store.EncodeToSave(d); err != nil {
 			return nil, fmt.Errorf("save draft of submission %d: %w", d.SubmissionID, err)
 		}
 	}
@@ -58,7 +59,7 @@ func (s *Store) SaveDrafts(ctx context.Context, drafts []casefile.DraftToSave) (
 		out = make([]casefile.DraftSaved, len(drafts))
 		now := s.now()
 		for i, d := range drafts {
-			err := saveDraft(ctx, tx, d.SubmissionID, d.Draft, evidence[i], timeline[i], now, &out[i].SaveResult)
+			err := saveDraft(ctx, tx, d.SubmissionID, d.Draft, encoded[i], evidence[i], timeline[i], now, &out[i].SaveResult)
 			if casefile.KindOf(err) == casefile.KindNotFound {
 				out[i] = casefile.DraftSaved{Err: fmt.Errorf("save draft of submission %d: %w", d.SubmissionID, err)}
 				continue
@@ -77,7 +78,7 @@ func (s *Store) SaveDrafts(ctx context.Context, drafts []casefile.DraftToSave) (
 
 // saveDraft is SaveDraft's work inside the caller's transaction; its
 // results are in res.
-func saveDraft(ctx context.Context, tx *sql.Tx, submissionID int64, d casefile.Draft, evidence, timeline []byte, now time.Time, res *casefile.SaveResult) error {
+func saveDraft(ctx context.Context, tx *sql.Tx, submissionID int64, d casefile.Draft, encoded bool, evidence, timeline []byte, now time.Time, res *casefile.SaveResult) error {
 	var sourceID int64
 	var sourceURL, archived string
 	err := tx.QueryRowContext(ctx, `
@@ -142,6 +143,12 @@ func saveDraft(ctx context.Context, tx *sql.Tx, submissionID int64, d casefile.D
 	}
 
 	next := store.PrepareDraft(d.Case, res.CaseID, sourceURL, archived, now)
+	if encoded {
+		// Queued bytes: decoded only here, to compare with the current version.
+		if err := store.DecodeEncoded(&d, evidence, timeline); err != nil {
+			return casefile.Errorf(casefile.ErrInvalid, "save draft of submission %d: %w", submissionID, err)
+		}
+	}
 	var cur casefile.Draft
 	if json.Unmarshal([]byte(curBody), &cur.Case) == nil && json.Unmarshal([]byte(curEvidence), &cur.Evidence) == nil &&
 		json.Unmarshal([]byte(curTimeline), &cur.Timeline) == nil &&
