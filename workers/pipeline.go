@@ -74,6 +74,13 @@ type Config struct {
 	// the outbox (on disk), so that neither the stream nor the server's
 	// index of message ids grows with a backfill's size. Default 1,000.
 	RelayAhead int
+	// StoreLinger is how long the store stage waits, after a draft
+	// arrives, for more drafts to write in the same transaction (up to
+	// 32): one commit for several drafts instead of one each. It delays a
+	// draft's commit and ack by at most that; the fetch stage does not wait
+	// on it. Default 10ms; negative: no wait (only drafts already arrived
+	// are written together).
+	StoreLinger time.Duration
 	// StoreRetryFor is how long a job holds its message (with heartbeats)
 	// while the review store is unavailable before it gives the message
 	// back with a delay. Default 10m.
@@ -118,6 +125,9 @@ func (c Config) withDefaults() Config {
 	}
 	if c.RelayAhead <= 0 {
 		c.RelayAhead = 1000
+	}
+	if c.StoreLinger == 0 {
+		c.StoreLinger = 10 * time.Millisecond
 	}
 	if c.StoreRetryFor <= 0 {
 		c.StoreRetryFor = 10 * time.Minute
@@ -255,7 +265,7 @@ func (p *Pipeline) Run(ctx context.Context) error {
 			return p.consume(ctx, StreamName, ConsumerFetch, p.Config.FetchSlots, p.handleFetch)
 		})
 		start("store workers", func(ctx context.Context) error {
-			return p.pull(ctx, StreamName, ConsumerStore, p.Config.StoreSlots, storeGroup, p.storeDrafts)
+			return p.pull(ctx, StreamName, ConsumerStore, p.Config.StoreSlots, storeGroup, max(p.Config.StoreLinger, 0), p.storeDrafts)
 		})
 		if p.Pages != nil && p.Redraft != nil {
 			start("re-draft workers", func(ctx context.Context) error {
@@ -396,14 +406,14 @@ func (p *Pipeline) relayOnce(ctx context.Context) error {
 type handler func(ctx context.Context, msg jetstream.Msg) error
 
 func (p *Pipeline) consume(ctx context.Context, stream, name string, slots int, h handler) error {
-	return p.pull(ctx, stream, name, slots, 1, func(jobCtx context.Context, msgs []jetstream.Msg) {
+	return p.pull(ctx, stream, name, slots, 1, 0, func(jobCtx context.Context, msgs []jetstream.Msg) {
 		p.runJob(jobCtx, name, msgs[0], h)
 	})
 }
 
 // pull runs a consumer's pull loop and hands the jobs to run, at most
 // slots calls of run at a time, each with up to group messages that
-// arrived together. Jobs outlive ctx by the shutdown grace, so that a
+// arrived together or within linger of the first. Jobs outlive ctx by the shutdown grace, so that a
 // Ctrl-C finishes what is in hand instead of wasting it.
 //
 // One pull request asks for as many jobs as there are free places, so no
@@ -414,7 +424,7 @@ func (p *Pipeline) consume(ctx context.Context, stream, name string, slots int, 
 // then, and the stage idled until the pull expired) costs at most that
 // long. While a request is open, any job that arrives goes to it, so
 // places freed meanwhile wait only when there is nothing to give them.
-func (p *Pipeline) pull(ctx context.Context, stream, name string, slots, group int, run func(context.Context, []jetstream.Msg)) error {
+func (p *Pipeline) pull(ctx context.Context, stream, name string, slots, group int, linger time.Duration, run func(context.Context, []jetstream.Msg)) error {
 	cons, err := p.openConsumer(ctx, stream, name)
 	if err != nil {
 		return err
@@ -475,6 +485,12 @@ func (p *Pipeline) pull(ctx context.Context, stream, name string, slots, group i
 			// while it waited for a free call of run.
 			busy <- struct{}{}
 			g := []jetstream.Msg{msg}
+			var lingered <-chan time.Time
+			var lingerTimer *time.Timer
+			if linger > 0 && group > 1 {
+				lingerTimer = time.NewTimer(linger)
+				lingered = lingerTimer.C
+			}
 		gather:
 			for len(g) < group {
 				select {
@@ -484,8 +500,24 @@ func (p *Pipeline) pull(ctx context.Context, stream, name string, slots, group i
 					}
 					g = append(g, m)
 				default:
-					break gather
+					if lingered == nil {
+						break gather
+					}
+					select {
+					case m, ok := <-msgs:
+						if !ok {
+							break gather
+						}
+						g = append(g, m)
+					case <-lingered:
+						break gather
+					case <-ctx.Done():
+						break gather
+					}
 				}
+			}
+			if lingerTimer != nil {
+				lingerTimer.Stop()
 			}
 			got += len(g)
 			wg.Add(1)
