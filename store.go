@@ -261,6 +261,11 @@ type Store interface {
 	Submission(ctx context.Context, id int64) (Submission, error)
 	// Submissions returns the submissions of a batch, oldest first.
 	Submissions(ctx context.Context, batch string) ([]Submission, error)
+	// SubmissionsAfter returns a page of a batch: its submissions with ids
+	// above afterID, oldest first, at most limit (limit ≤ 0: the store's
+	// default page). A caller pages through a batch of any size without
+	// holding it.
+	SubmissionsAfter(ctx context.Context, batch string, afterID int64, limit int) ([]Submission, error)
 	// Outbox returns up to limit entries not yet marked sent, oldest first.
 	Outbox(ctx context.Context, limit int) ([]OutboxEntry, error)
 	// MarkSent marks outbox entries as published.

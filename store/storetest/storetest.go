@@ -44,6 +44,7 @@ func Run(t *testing.T, open func(t *testing.T) casefile.Store) {
 		{"a second draft of a source makes a new version of the same case", testSaveDraftTwice},
 		{"save drafts stores a batch as save draft would; an unknown submission fails alone", testSaveDrafts},
 		{"save drafts stores evidence and a timeline queued already encoded as save draft would", testSaveDraftsEncoded},
+		{"submissions after pages through a batch, oldest first", testSubmissionsAfter},
 		{"a reviewed case is kept when a new draft arrives", testSaveDraftKeepsReviewed},
 		{"a reviewed case is unchanged by a re-submission, a re-draft and the archive stage", testReviewedCaseUnchanged},
 		{"a submitted Wayback link is no archive link", testSubmittedWaybackLinkIsNoArchiveLink},
@@ -598,6 +599,42 @@ func testSaveDrafts(t *testing.T, s casefile.Store) {
 	w.ID, w.UpdatedAt = "IL-0003", c.Case.UpdatedAt
 	if diff := cmp.Diff(w, c.Case); diff != "" || c.Version != 1 {
 		t.Errorf("new case from SaveDrafts at version %d (-want +got):\n%s", c.Version, diff)
+	}
+}
+
+func testSubmissionsAfter(t *testing.T, s casefile.Store) {
+	var subs []casefile.NewSubmission
+	for i := range 7 {
+		subs = append(subs, casefile.NewSubmission{URL: fmt.Sprintf("https://a.example/page-%d", i), Batch: "paged"})
+	}
+	submit(t, s, casefile.NewSubmission{URL: "https://a.example/other", Batch: "other"})
+	want := submit(t, s, subs...)
+	var got []casefile.Submission
+	var after int64
+	for pages := 0; ; pages++ {
+		page, err := s.SubmissionsAfter(ctx(t), "paged", after, 3)
+		if err != nil {
+			t.Fatalf("SubmissionsAfter: %v", err)
+		}
+		if len(page) > 3 || pages > 3 {
+			t.Fatalf("page %d holds %d submissions, limit 3", pages, len(page))
+		}
+		if len(page) == 0 {
+			break
+		}
+		got = append(got, page...)
+		after = page[len(page)-1].ID
+	}
+	if len(got) != len(want) {
+		t.Fatalf("paged through %d submissions, want %d", len(got), len(want))
+	}
+	for i := range want {
+		if got[i].ID != want[i].ID || got[i].URL != want[i].URL || got[i].Batch != "paged" {
+			t.Errorf("submission %d: got %d %s (%s), want %d %s", i, got[i].ID, got[i].URL, got[i].Batch, want[i].ID, want[i].URL)
+		}
+	}
+	if _, err := s.SubmissionsAfter(ctx(t), "", 0, 3); casefile.KindOf(err) != casefile.KindInvalid {
+		t.Errorf("SubmissionsAfter of no batch: err %v, want invalid", err)
 	}
 }
 
