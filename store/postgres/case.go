@@ -183,6 +183,7 @@ func saveDrafts(ctx context.Context, tx pgx.Tx, drafts []casefile.DraftToSave, e
 	write := &pgx.Batch{}
 	var inserts []int // queued statement index → draft, for the inserts that must touch a row
 	queued := 0
+	var notes []draftNote
 	for i, d := range drafts {
 		src := bySub[d.SubmissionID]
 		if src == nil {
@@ -193,10 +194,7 @@ func saveDrafts(ctx context.Context, tx pgx.Tx, drafts []casefile.DraftToSave, e
 		res := &out[i].SaveResult
 		res.CaseID = src.caseID
 		c := d.Draft.Case
-		queueNotes := func() {
-			queueDrafted(write, d.SubmissionID, src.id, c, src.url, now)
-			queued += 4
-		}
+		queueNotes := func() { notes = append(notes, draftNote{d.SubmissionID, src.id, store.SourceKind(c, src.url)}) }
 		// A reviewed case, and a draft a reviewer edited, stay as the
 		// reviewer left them.
 		if src.caseRow != 0 && (casefile.CaseStatus(src.status) != casefile.CaseDraft || src.edited) {
@@ -269,6 +267,9 @@ func saveDrafts(ctx context.Context, tx pgx.Tx, drafts []casefile.DraftToSave, e
 		queued++
 		src.curBody, src.curEvidence, src.curTimeline = body, evidence[i], timeline[i]
 		queueNotes()
+	}
+	if len(notes) > 0 {
+		queued += queueDraftedAll(write, notes, now)
 	}
 	if queued == 0 {
 		return nil
@@ -418,6 +419,45 @@ func queueDrafted(b *pgx.Batch, submissionID, sourceID int64, c casefile.Case, s
 	// draft: recorded before any call to the archive, never lost.
 	b.Queue(requestFromDraftSQL, sourceID, submissionID, now)
 	b.Queue(settleAnsweredSQL, submissionID, now)
+}
+
+// draftNote is a stored draft's submission and source, for queueDraftedAll.
+type draftNote struct {
+	submissionID, sourceID int64
+	kind                   string
+}
+
+// queueDraftedAll adds queueDrafted's statements for all the notes to b,
+// each statement once for all of them (in the notes' order: a source's
+// kind from its last draft, its archive request from its first), and
+// returns how many it queued.
+func queueDraftedAll(b *pgx.Batch, notes []draftNote, now time.Time) int {
+	var srcIDs, reqSrc, reqSub, subIDs []int64
+	var kinds []string
+	kindAt := map[int64]int{}
+	requested := map[int64]bool{}
+	for _, n := range notes {
+		if i, ok := kindAt[n.sourceID]; ok {
+			kinds[i] = n.kind
+		} else {
+			kindAt[n.sourceID] = len(srcIDs)
+			srcIDs, kinds = append(srcIDs, n.sourceID), append(kinds, n.kind)
+		}
+		if !requested[n.sourceID] {
+			requested[n.sourceID] = true
+			reqSrc, reqSub = append(reqSrc, n.sourceID), append(reqSub, n.submissionID)
+		}
+		subIDs = append(subIDs, n.submissionID)
+	}
+	b.Queue(`
+		UPDATE sources s SET kind = CASE WHEN v.kind <> '' THEN v.kind ELSE s.kind END,
+			fetch_state = 'fetched', last_fetched_at = $3, updated_at = $3
+		FROM unnest($1::bigint[], $2::text[]) AS v(id, kind)
+		WHERE s.id = v.id`, srcIDs, kinds, now)
+	b.Queue(`UPDATE submissions SET state = 'drafted', error = '', updated_at = $2 WHERE id = ANY($1)`, subIDs, now)
+	b.Queue(requestsFromDraftsSQL, reqSrc, reqSub, now)
+	b.Queue(settleAnsweredAllSQL, subIDs, now)
+	return 4
 }
 
 // SetArchived records archived, a capture the archive stage found, as the

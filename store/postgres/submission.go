@@ -159,6 +159,14 @@ const settleAnsweredSQL = `
 		WHERE p.id = $1 AND f.answered_by = p.id
 			AND f.state IN ('queued', 'running') AND p.state NOT IN ('queued', 'running')`
 
+// settleAnsweredAllSQL is settleAnsweredSQL for several submissions ($1
+// their ids, $2 the time).
+const settleAnsweredAllSQL = `
+		UPDATE submissions AS f SET state = p.state, error = p.error, updated_at = $2
+		FROM submissions AS p
+		WHERE p.id = ANY($1) AND f.answered_by = p.id
+			AND f.state IN ('queued', 'running') AND p.state NOT IN ('queued', 'running')`
+
 // Submission returns the submission with the given id, or an ErrNotFound
 // error.
 func (s *Store) Submission(ctx context.Context, id int64) (casefile.Submission, error) {
