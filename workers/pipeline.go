@@ -11,6 +11,7 @@ import (
 	"math/rand/v2"
 	"runtime/debug"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -76,10 +77,11 @@ type Config struct {
 	RelayAhead int
 	// StoreLinger is how long the store stage waits, after a draft
 	// arrives, for more drafts to write in the same transaction (up to
-	// 32): one commit for several drafts instead of one each. It delays a
-	// draft's commit and ack by at most that; the fetch stage does not wait
-	// on it. Default 10ms; negative: no wait (only drafts already arrived
-	// are written together).
+	// 32): one commit for several drafts instead of one each. It waits
+	// only while this process's fetch workers are drafting, and stops when
+	// the last of them is done. It delays a draft's commit and ack by at
+	// most that; the fetch stage does not wait on it. Default 10ms;
+	// negative: no wait (only drafts already arrived are written together).
 	StoreLinger time.Duration
 	// StoreRetryFor is how long a job holds its message (with heartbeats)
 	// while the review store is unavailable before it gives the message
@@ -182,6 +184,11 @@ type Pipeline struct {
 	kick        chan struct{}
 	archiveKick chan struct{}
 	once        sync.Once
+	// drafting counts the fetch jobs in progress in this process; fetchIdle
+	// is signalled when it falls to zero (the store stage stops waiting for
+	// more drafts then: none is coming from here).
+	drafting  atomic.Int64
+	fetchIdle chan struct{}
 }
 
 type fetchJob struct {
@@ -220,6 +227,7 @@ func (p *Pipeline) init() {
 		p.Config = p.Config.withDefaults()
 		p.kick = make(chan struct{}, 1)
 		p.archiveKick = make(chan struct{}, 1)
+		p.fetchIdle = make(chan struct{}, 1)
 		if p.Log == nil {
 			p.Log = slog.Default()
 		}
@@ -488,8 +496,14 @@ func (p *Pipeline) pull(ctx context.Context, stream, name string, slots, group i
 			var lingered <-chan time.Time
 			var lingerTimer *time.Timer
 			if linger > 0 && group > 1 {
-				lingerTimer = time.NewTimer(linger)
-				lingered = lingerTimer.C
+				select {
+				case <-p.fetchIdle: // stale
+				default:
+				}
+				if p.drafting.Load() > 0 {
+					lingerTimer = time.NewTimer(linger)
+					lingered = lingerTimer.C
+				}
 			}
 		gather:
 			for len(g) < group {
@@ -510,6 +524,8 @@ func (p *Pipeline) pull(ctx context.Context, stream, name string, slots, group i
 						}
 						g = append(g, m)
 					case <-lingered:
+						break gather
+					case <-p.fetchIdle:
 						break gather
 					case <-ctx.Done():
 						break gather
@@ -686,6 +702,15 @@ func (p *Pipeline) deadLetter(ctx context.Context, msg jetstream.Msg, reason str
 }
 
 func (p *Pipeline) handleFetch(ctx context.Context, msg jetstream.Msg) error {
+	p.drafting.Add(1)
+	defer func() {
+		if p.drafting.Add(-1) == 0 {
+			select {
+			case p.fetchIdle <- struct{}{}:
+			default:
+			}
+		}
+	}()
 	var job fetchJob
 	if err := json.Unmarshal(msg.Data(), &job); err != nil || job.SubmissionID == 0 || job.URL == "" {
 		if err == nil {
