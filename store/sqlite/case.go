@@ -132,14 +132,16 @@ func saveDraft(ctx context.Context, tx *sql.Tx, submissionID int64, d casefile.D
 			return fmt.Errorf("encode case: %w", err)
 		}
 		version = 1
+		// Each document converted once for both rows.
+		bodyS, evidenceS, timelineS := string(body), string(evidence), string(timeline)
 		err = tx.QueryRowContext(ctx, `
 			INSERT INTO cases (case_id, source_id, status, case_json, evidence_json, timeline_json, version, created_at, updated_at)
 			VALUES (?1, ?2, 'draft', ?3, ?4, ?6, 1, ?5, ?5)
-			RETURNING id`, res.CaseID, sourceID, string(body), string(evidence), ts(now), string(timeline)).Scan(&id)
+			RETURNING id`, res.CaseID, sourceID, bodyS, evidenceS, ts(now), timelineS).Scan(&id)
 		if err != nil {
 			return err
 		}
-		return saveVersion(ctx, tx, id, version, submissionID, body, evidence, timeline, sourceID, d.Case, sourceURL, now)
+		return saveVersion(ctx, tx, id, version, submissionID, bodyS, evidenceS, timelineS, sourceID, d.Case, sourceURL, now)
 	}
 
 	next := store.PrepareDraft(d.Case, res.CaseID, sourceURL, archived, now)
@@ -160,22 +162,23 @@ func saveDraft(ctx context.Context, tx *sql.Tx, submissionID int64, d casefile.D
 	if err != nil {
 		return fmt.Errorf("encode case: %w", err)
 	}
+	bodyS, evidenceS, timelineS := string(body), string(evidence), string(timeline)
 	err = tx.QueryRowContext(ctx, `
 		UPDATE cases SET case_json = ?2, evidence_json = ?3, timeline_json = ?5, version = version + 1, updated_at = ?4
-		WHERE id = ?1 RETURNING version`, id, string(body), string(evidence), ts(now), string(timeline)).Scan(&version)
+		WHERE id = ?1 RETURNING version`, id, bodyS, evidenceS, ts(now), timelineS).Scan(&version)
 	if err != nil {
 		return err
 	}
-	return saveVersion(ctx, tx, id, version, submissionID, body, evidence, timeline, sourceID, d.Case, sourceURL, now)
+	return saveVersion(ctx, tx, id, version, submissionID, bodyS, evidenceS, timelineS, sourceID, d.Case, sourceURL, now)
 }
 
 // saveVersion records a stored draft as a version of its case, notes the
 // fetch on the source and marks the submission drafted.
-func saveVersion(ctx context.Context, tx *sql.Tx, caseRowID int64, version int, submissionID int64, body, evidence, timeline []byte,
+func saveVersion(ctx context.Context, tx *sql.Tx, caseRowID int64, version int, submissionID int64, body, evidence, timeline string,
 	sourceID int64, c casefile.Case, sourceURL string, now time.Time) error {
 	_, err := tx.ExecContext(ctx, `
 		INSERT INTO case_versions (case_id, version, submission_id, case_json, evidence_json, timeline_json, created_at)
-		VALUES (?1, ?2, ?3, ?4, ?5, ?7, ?6)`, caseRowID, version, submissionID, string(body), string(evidence), ts(now), string(timeline))
+		VALUES (?1, ?2, ?3, ?4, ?5, ?7, ?6)`, caseRowID, version, submissionID, body, evidence, ts(now), timeline)
 	if err != nil {
 		return err
 	}
