@@ -112,26 +112,29 @@ func BenchmarkThroughput(b *testing.B) {
 		b.ReportMetric(float64(op*pagesPerOp)/time.Since(start).Seconds(), "pages/s")
 		b.ReportMetric(float64(cpuTime()-cpu0)/float64(time.Millisecond)/float64(op*pagesPerOp), "cpu-ms/page")
 	})
+	// Each store as casefile run/worker configures it: the embedded store's
+	// fetch workers write their drafts themselves (LocalDrafts), Postgres
+	// drafts go through the queue to the store stage.
 	b.Run("end-to-end", func(b *testing.B) {
 		st, js := pipelineParts(b)
-		endToEnd(b, st, js, urls)
+		endToEnd(b, st, js, urls, true)
 	})
 	b.Run("end-to-end-postgres", func(b *testing.B) {
 		st := postgrestest.MustOpen(b)
-		endToEnd(b, st, embeddedNATS(b), urls)
+		endToEnd(b, st, embeddedNATS(b), urls, false)
 	})
 }
 
 // endToEnd runs the whole pipeline on st and js, pagesPerOp URLs per op,
 // and reports pages/s with the review store calls and the NATS messages
 // (both directions, on the pipeline's connection) per page.
-func endToEnd(b *testing.B, st casefile.Store, js jetstream.JetStream, urls func(op int) []string) {
+func endToEnd(b *testing.B, st casefile.Store, js jetstream.JetStream, urls func(op int) []string, localDrafts bool) {
 	d := newDrafter(b)
 	counted := &countingStore{Store: st, ended: make(chan struct{}, 1)}
 	ready := make(chan struct{})
 	var readyOnce sync.Once
 	p := &workers.Pipeline{JS: js, Store: counted, Draft: d.Draft, Roles: workers.Roles{Relay: true, Workers: true}, Log: quiet,
-		Config: workers.Config{FetchSlots: 4, RelayInterval: 20 * time.Millisecond},
+		Config: workers.Config{FetchSlots: 4, RelayInterval: 20 * time.Millisecond, LocalDrafts: localDrafts},
 		OnSetup: func(err error) {
 			if err == nil {
 				readyOnce.Do(func() { close(ready) })
