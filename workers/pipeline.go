@@ -337,15 +337,9 @@ func (p *Pipeline) relay(ctx context.Context) error {
 func (p *Pipeline) relayOnce(ctx context.Context) error {
 	var fetch jetstream.Consumer
 	for {
-		entries, err := p.Store.Outbox(ctx, 100)
-		if err != nil {
-			return fmt.Errorf("read outbox: %w", err)
-		}
-		if len(entries) == 0 {
-			return nil
-		}
-		// Room in the queue: jobs not yet taken by a fetch worker, below
-		// Config.RelayAhead. A full queue waits for the next tick.
+		// Room in the queue first: jobs not yet taken by a fetch worker,
+		// below Config.RelayAhead. A full queue waits for the next tick
+		// without reading the outbox, however long the backlog.
 		if fetch == nil {
 			c, err := p.JS.Consumer(ctx, StreamName, ConsumerFetch)
 			if err != nil {
@@ -361,10 +355,15 @@ func (p *Pipeline) relayOnce(ctx context.Context) error {
 		if room <= 0 {
 			return nil
 		}
-		full := len(entries) == 100
-		if len(entries) > room {
-			entries, full = entries[:room], false
+		limit := min(room, 100)
+		entries, err := p.Store.Outbox(ctx, limit)
+		if err != nil {
+			return fmt.Errorf("read outbox: %w", err)
 		}
+		if len(entries) == 0 {
+			return nil
+		}
+		full := len(entries) == limit
 		// The batch is published at once and its acks gathered after: one
 		// wait for the batch instead of one round trip per entry. Only
 		// entries whose publish the server confirmed are marked sent.
