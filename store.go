@@ -221,6 +221,12 @@ type ImportResult struct {
 type DraftToSave struct {
 	SubmissionID int64
 	Draft        Draft
+	// EncodedEvidence and EncodedTimeline, when either is set, are the
+	// draft's evidence and timeline already encoded as JSON (the bytes the
+	// fetch stage queued), stored as they are; Draft.Evidence and
+	// Draft.Timeline are then not read. The store decodes them only to
+	// compare the draft with its case's current version.
+	EncodedEvidence, EncodedTimeline []byte
 }
 
 // DraftSaved is what SaveDrafts did with one draft. Err is that draft's
@@ -255,6 +261,11 @@ type Store interface {
 	Submission(ctx context.Context, id int64) (Submission, error)
 	// Submissions returns the submissions of a batch, oldest first.
 	Submissions(ctx context.Context, batch string) ([]Submission, error)
+	// SubmissionsAfter returns a page of a batch: its submissions with ids
+	// above afterID, oldest first, at most limit (limit ≤ 0: the store's
+	// default page). A caller pages through a batch of any size without
+	// holding it.
+	SubmissionsAfter(ctx context.Context, batch string, afterID int64, limit int) ([]Submission, error)
 	// Outbox returns up to limit entries not yet marked sent, oldest first.
 	Outbox(ctx context.Context, limit int) ([]OutboxEntry, error)
 	// MarkSent marks outbox entries as published.

@@ -236,6 +236,37 @@ func DraftTimeline(tl []casefile.TimelineEvent) []casefile.TimelineEvent {
 	return tl
 }
 
+// EncodeToSave returns the evidence_json and timeline_json of a draft to
+// save: its encoded bytes when it carries them (null evidence for none,
+// [] for no timeline, as EncodeDraft gives), else EncodeDraft's. encoded
+// tells which.
+func EncodeToSave(d casefile.DraftToSave) (evidence, timeline []byte, encoded bool, err error) {
+	if d.EncodedEvidence == nil && d.EncodedTimeline == nil {
+		evidence, timeline, err = EncodeDraft(d.Draft)
+		return evidence, timeline, false, err
+	}
+	evidence, timeline = d.EncodedEvidence, d.EncodedTimeline
+	if len(evidence) == 0 {
+		evidence = []byte("null")
+	}
+	if len(timeline) == 0 || string(timeline) == "null" {
+		timeline = []byte("[]")
+	}
+	return evidence, timeline, true, nil
+}
+
+// DecodeEncoded fills the draft's evidence and timeline from the bytes
+// EncodeToSave returned for it.
+func DecodeEncoded(d *casefile.Draft, evidence, timeline []byte) error {
+	if err := json.Unmarshal(evidence, &d.Evidence); err != nil {
+		return fmt.Errorf("decode evidence: %w", err)
+	}
+	if err := json.Unmarshal(timeline, &d.Timeline); err != nil {
+		return fmt.Errorf("decode timeline: %w", err)
+	}
+	return nil
+}
+
 // EncodeDraft encodes a draft's evidence and timeline for the evidence_json
 // and timeline_json columns.
 func EncodeDraft(d casefile.Draft) (evidence, timeline []byte, err error) {

@@ -11,6 +11,7 @@ import (
 	"math/rand/v2"
 	"runtime/debug"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -74,6 +75,22 @@ type Config struct {
 	// the outbox (on disk), so that neither the stream nor the server's
 	// index of message ids grows with a backfill's size. Default 1,000.
 	RelayAhead int
+	// StoreLinger is how long the store stage waits, after a draft
+	// arrives, for more drafts to write in the same transaction (up to
+	// 32): one commit for several drafts instead of one each. It waits
+	// only while this process's fetch workers are drafting, and stops when
+	// the last of them is done. It delays a draft's commit and ack by at
+	// most that; the fetch stage does not wait on it. Default 10ms;
+	// negative: no wait (only drafts already arrived are written together).
+	StoreLinger time.Duration
+	// LocalDrafts makes the fetch workers write their drafts to the review
+	// store themselves, grouped (see StoreLinger), and ack their jobs once
+	// the write is committed, instead of queueing each draft for the store
+	// stage: no encoding, no JetStream round trip, no second job. For a
+	// store in this process (SQLite), whose write costs no round trip;
+	// with a networked store a fetch slot would wait out the store's
+	// latency. A draft whose write fails is queued as without it.
+	LocalDrafts bool
 	// StoreRetryFor is how long a job holds its message (with heartbeats)
 	// while the review store is unavailable before it gives the message
 	// back with a delay. Default 10m.
@@ -118,6 +135,9 @@ func (c Config) withDefaults() Config {
 	}
 	if c.RelayAhead <= 0 {
 		c.RelayAhead = 1000
+	}
+	if c.StoreLinger == 0 {
+		c.StoreLinger = 10 * time.Millisecond
 	}
 	if c.StoreRetryFor <= 0 {
 		c.StoreRetryFor = 10 * time.Minute
@@ -172,6 +192,12 @@ type Pipeline struct {
 	kick        chan struct{}
 	archiveKick chan struct{}
 	once        sync.Once
+	// drafting counts the fetch jobs in progress in this process; fetchIdle
+	// is signalled when it falls to zero (the store stage stops waiting for
+	// more drafts then: none is coming from here).
+	drafting  atomic.Int64
+	fetchIdle chan struct{}
+	local     localWriter
 }
 
 type fetchJob struct {
@@ -186,6 +212,19 @@ type draftJob struct {
 	Draft        casefile.Draft `json:"draft"`
 }
 
+// draftWire is a draftJob as the store stage reads it: the case decoded,
+// the evidence and the timeline kept as the JSON they were queued as.
+type draftWire struct {
+	SubmissionID int64  `json:"submission_id"`
+	URL          string `json:"url"`
+	CanonicalURL string `json:"canonical_url"`
+	Draft        struct {
+		Case     casefile.Case   `json:"case"`
+		Evidence json.RawMessage `json:"evidence"`
+		Timeline json.RawMessage `json:"timeline"`
+	} `json:"draft"`
+}
+
 type archiveJob struct {
 	SubmissionID int64  `json:"submission_id"`
 	URL          string `json:"url"`
@@ -197,6 +236,8 @@ func (p *Pipeline) init() {
 		p.Config = p.Config.withDefaults()
 		p.kick = make(chan struct{}, 1)
 		p.archiveKick = make(chan struct{}, 1)
+		p.fetchIdle = make(chan struct{}, 1)
+		p.local.more = make(chan struct{}, 1)
 		if p.Log == nil {
 			p.Log = slog.Default()
 		}
@@ -242,7 +283,7 @@ func (p *Pipeline) Run(ctx context.Context) error {
 			return p.consume(ctx, StreamName, ConsumerFetch, p.Config.FetchSlots, p.handleFetch)
 		})
 		start("store workers", func(ctx context.Context) error {
-			return p.pull(ctx, StreamName, ConsumerStore, p.Config.StoreSlots, storeGroup, p.storeDrafts)
+			return p.pull(ctx, StreamName, ConsumerStore, p.Config.StoreSlots, storeGroup, max(p.Config.StoreLinger, 0), p.storeDrafts)
 		})
 		if p.Pages != nil && p.Redraft != nil {
 			start("re-draft workers", func(ctx context.Context) error {
@@ -296,15 +337,9 @@ func (p *Pipeline) relay(ctx context.Context) error {
 func (p *Pipeline) relayOnce(ctx context.Context) error {
 	var fetch jetstream.Consumer
 	for {
-		entries, err := p.Store.Outbox(ctx, 100)
-		if err != nil {
-			return fmt.Errorf("read outbox: %w", err)
-		}
-		if len(entries) == 0 {
-			return nil
-		}
-		// Room in the queue: jobs not yet taken by a fetch worker, below
-		// Config.RelayAhead. A full queue waits for the next tick.
+		// Room in the queue first: jobs not yet taken by a fetch worker,
+		// below Config.RelayAhead. A full queue waits for the next tick
+		// without reading the outbox, however long the backlog.
 		if fetch == nil {
 			c, err := p.JS.Consumer(ctx, StreamName, ConsumerFetch)
 			if err != nil {
@@ -320,10 +355,15 @@ func (p *Pipeline) relayOnce(ctx context.Context) error {
 		if room <= 0 {
 			return nil
 		}
-		full := len(entries) == 100
-		if len(entries) > room {
-			entries, full = entries[:room], false
+		limit := min(room, 100)
+		entries, err := p.Store.Outbox(ctx, limit)
+		if err != nil {
+			return fmt.Errorf("read outbox: %w", err)
 		}
+		if len(entries) == 0 {
+			return nil
+		}
+		full := len(entries) == limit
 		// The batch is published at once and its acks gathered after: one
 		// wait for the batch instead of one round trip per entry. Only
 		// entries whose publish the server confirmed are marked sent.
@@ -383,14 +423,14 @@ func (p *Pipeline) relayOnce(ctx context.Context) error {
 type handler func(ctx context.Context, msg jetstream.Msg) error
 
 func (p *Pipeline) consume(ctx context.Context, stream, name string, slots int, h handler) error {
-	return p.pull(ctx, stream, name, slots, 1, func(jobCtx context.Context, msgs []jetstream.Msg) {
+	return p.pull(ctx, stream, name, slots, 1, 0, func(jobCtx context.Context, msgs []jetstream.Msg) {
 		p.runJob(jobCtx, name, msgs[0], h)
 	})
 }
 
 // pull runs a consumer's pull loop and hands the jobs to run, at most
 // slots calls of run at a time, each with up to group messages that
-// arrived together. Jobs outlive ctx by the shutdown grace, so that a
+// arrived together or within linger of the first. Jobs outlive ctx by the shutdown grace, so that a
 // Ctrl-C finishes what is in hand instead of wasting it.
 //
 // One pull request asks for as many jobs as there are free places, so no
@@ -401,7 +441,7 @@ func (p *Pipeline) consume(ctx context.Context, stream, name string, slots int, 
 // then, and the stage idled until the pull expired) costs at most that
 // long. While a request is open, any job that arrives goes to it, so
 // places freed meanwhile wait only when there is nothing to give them.
-func (p *Pipeline) pull(ctx context.Context, stream, name string, slots, group int, run func(context.Context, []jetstream.Msg)) error {
+func (p *Pipeline) pull(ctx context.Context, stream, name string, slots, group int, linger time.Duration, run func(context.Context, []jetstream.Msg)) error {
 	cons, err := p.openConsumer(ctx, stream, name)
 	if err != nil {
 		return err
@@ -458,8 +498,22 @@ func (p *Pipeline) pull(ctx context.Context, stream, name string, slots, group i
 		got := 0
 		msgs := batch.Messages()
 		for msg := range msgs {
-			// A group is the message that arrived and those right behind it.
+			// A group is the message that arrived and those that arrived
+			// while it waited for a free call of run.
+			busy <- struct{}{}
 			g := []jetstream.Msg{msg}
+			var lingered <-chan time.Time
+			var lingerTimer *time.Timer
+			if linger > 0 && group > 1 {
+				select {
+				case <-p.fetchIdle: // stale
+				default:
+				}
+				if p.drafting.Load() > 0 {
+					lingerTimer = time.NewTimer(linger)
+					lingered = lingerTimer.C
+				}
+			}
 		gather:
 			for len(g) < group {
 				select {
@@ -469,11 +523,28 @@ func (p *Pipeline) pull(ctx context.Context, stream, name string, slots, group i
 					}
 					g = append(g, m)
 				default:
-					break gather
+					if lingered == nil {
+						break gather
+					}
+					select {
+					case m, ok := <-msgs:
+						if !ok {
+							break gather
+						}
+						g = append(g, m)
+					case <-lingered:
+						break gather
+					case <-p.fetchIdle:
+						break gather
+					case <-ctx.Done():
+						break gather
+					}
 				}
 			}
+			if lingerTimer != nil {
+				lingerTimer.Stop()
+			}
 			got += len(g)
-			busy <- struct{}{}
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
@@ -640,6 +711,16 @@ func (p *Pipeline) deadLetter(ctx context.Context, msg jetstream.Msg, reason str
 }
 
 func (p *Pipeline) handleFetch(ctx context.Context, msg jetstream.Msg) error {
+	p.drafting.Add(1)
+	defer func() {
+		if p.drafting.Add(-1) == 0 {
+			select {
+			case p.fetchIdle <- struct{}{}:
+			default:
+			}
+		}
+		p.local.poke()
+	}()
 	var job fetchJob
 	if err := json.Unmarshal(msg.Data(), &job); err != nil || job.SubmissionID == 0 || job.URL == "" {
 		if err == nil {
@@ -696,6 +777,19 @@ func (p *Pipeline) handleFetch(ctx context.Context, msg jetstream.Msg) error {
 		return err
 	}
 	dj := draftJob{SubmissionID: job.SubmissionID, URL: job.URL, CanonicalURL: res.CanonicalURL, Draft: res.Draft}
+	// With LocalDrafts the draft is written here, grouped with the drafts
+	// of the other fetch workers, and the job is acked once it is
+	// committed; only when that fails does it go through the queue.
+	if p.Config.LocalDrafts {
+		saved, err := p.saveLocal(ctx, dj)
+		if err == nil {
+			p.stored(ctx, dj, saved)
+			return nil
+		}
+		if ctx.Err() == nil {
+			p.Log.Debug("draft not stored here; queued for the store stage", "submission", job.SubmissionID, "err", err)
+		}
+	}
 	data, err := json.Marshal(dj)
 	if err != nil {
 		return fmt.Errorf("encode draft of %s: %w", job.URL, err)
@@ -726,28 +820,27 @@ func (p *Pipeline) handleStore(ctx context.Context, msg jetstream.Msg) error {
 // writes in one transaction.
 const storeGroup = 32
 
-// storeDrafts stores the drafts of jobs that arrived together in one
-// transaction and acks them once it is committed (the acks sent together).
+// storeDrafts stores the drafts of jobs that arrived together (one or
+// more) in one transaction and acks them once it is committed.
 // A batch the store refuses as a whole is stored job by job instead, so
 // that one bad draft cannot hold back the others.
 func (p *Pipeline) storeDrafts(ctx context.Context, msgs []jetstream.Msg) {
-	if len(msgs) == 1 {
-		p.runJob(ctx, ConsumerStore, msgs[0], p.handleStore)
-		return
-	}
 	var (
 		jobs  []draftJob
 		held  []jetstream.Msg
 		batch []casefile.DraftToSave
 	)
 	for _, msg := range msgs {
-		var job draftJob
-		if json.Unmarshal(msg.Data(), &job) != nil || job.SubmissionID == 0 {
+		// Only the case is decoded: the evidence and the timeline go to the
+		// store as the fetch stage encoded them.
+		var w draftWire
+		if json.Unmarshal(msg.Data(), &w) != nil || w.SubmissionID == 0 {
 			p.runJob(ctx, ConsumerStore, msg, p.handleStore) // records the poison message
 			continue
 		}
-		jobs, held = append(jobs, job), append(held, msg)
-		batch = append(batch, casefile.DraftToSave{SubmissionID: job.SubmissionID, Draft: job.Draft})
+		jobs, held = append(jobs, draftJob{SubmissionID: w.SubmissionID, URL: w.URL, CanonicalURL: w.CanonicalURL, Draft: casefile.Draft{Case: w.Draft.Case}}), append(held, msg)
+		batch = append(batch, casefile.DraftToSave{SubmissionID: w.SubmissionID, Draft: casefile.Draft{Case: w.Draft.Case},
+			EncodedEvidence: w.Draft.Evidence, EncodedTimeline: w.Draft.Timeline})
 	}
 	if len(held) == 0 {
 		return
@@ -774,22 +867,31 @@ func (p *Pipeline) storeDrafts(ctx context.Context, msgs []jetstream.Msg) {
 		}
 		return
 	}
+	if len(held) == 1 {
+		p.finishStored(ctx, held[0], jobs[0], saved[0])
+		return
+	}
 	var wg sync.WaitGroup
 	for i, msg := range held {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			if saved[i].Err != nil {
-				// Its own failure: the single path decides (a dead letter for
-				// an unknown submission).
-				p.runJob(ctx, ConsumerStore, msg, p.handleStore)
-				return
-			}
-			err := protect(ConsumerStore, func() error { return p.afterSave(ctx, msg, jobs[i], saved[i].SaveResult, nil) })
-			p.settle(ctx, ConsumerStore, msg, err)
+			p.finishStored(ctx, msg, jobs[i], saved[i])
 		}()
 	}
 	wg.Wait()
+}
+
+// finishStored settles a store job whose draft SaveDrafts has handled.
+func (p *Pipeline) finishStored(ctx context.Context, msg jetstream.Msg, job draftJob, saved casefile.DraftSaved) {
+	if saved.Err != nil {
+		// Its own failure: the single path decides (a dead letter for an
+		// unknown submission).
+		p.runJob(ctx, ConsumerStore, msg, p.handleStore)
+		return
+	}
+	err := protect(ConsumerStore, func() error { return p.afterSave(ctx, msg, job, saved.SaveResult, nil) })
+	p.settle(ctx, ConsumerStore, msg, err)
 }
 
 // decodeDraft reads a store job; an unreadable one is recorded as a dead
@@ -817,14 +919,21 @@ func (p *Pipeline) afterSave(ctx context.Context, msg jetstream.Msg, job draftJo
 	default:
 		return err
 	}
+	p.stored(ctx, job, saved)
+	return nil
+}
+
+// stored counts a stored draft and, unless it carries its archive link,
+// rings the archive stage's bell.
+func (p *Pipeline) stored(ctx context.Context, job draftJob, saved casefile.SaveResult) {
 	p.Metrics.outcomes.WithLabelValues(string(casefile.StateDrafted)).Inc()
 	p.Log.Info("draft stored", "submission", job.SubmissionID, "case", saved.CaseID, "new", saved.Inserted,
 		"kept_reviewed", saved.Kept, "unchanged", saved.Unchanged, "url", job.URL)
 	if p.Archive == nil {
-		return nil
+		return
 	}
 	if src := job.Draft.Case.Sources; len(src) > 0 && src[0].Archived != nil {
-		return nil
+		return
 	}
 	// The archive request was stored with the draft; this only rings the
 	// bell, and a lost message costs one sweep interval.
@@ -832,7 +941,6 @@ func (p *Pipeline) afterSave(ctx context.Context, msg jetstream.Msg, job draftJo
 	if _, err := p.JS.Publish(ctx, SubjectArchive, data, jetstream.WithMsgID(fmt.Sprintf("archive-%d", job.SubmissionID))); err != nil {
 		p.Log.Debug("archive bell not rung; the sweep finds the request", "url", job.URL, "err", err)
 	}
-	return nil
 }
 
 // maxDeliveriesAdvisory is the payload of a MAX_DELIVERIES advisory.

@@ -295,12 +295,31 @@ func (s *api) getSubmission(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, sub)
 }
 
+// maxBatchPage bounds a page of a batch's submissions.
+const maxBatchPage = 1000
+
 func (s *api) listSubmissions(w http.ResponseWriter, r *http.Request) {
 	// A batch lists that batch, oldest first; without one, the latest
 	// submissions, newest first, a page at a time (limit, offset).
 	var subs []casefile.Submission
 	var err error
-	if batch := r.URL.Query().Get("batch"); batch != "" {
+	q := r.URL.Query()
+	if batch := q.Get("batch"); batch != "" && (q.Has("after") || q.Has("limit")) {
+		// A page of the batch: ids above after, at most limit (up to 1000).
+		after, aerr := strconv.ParseInt(q.Get("after"), 10, 64)
+		if q.Get("after") == "" {
+			after, aerr = 0, nil
+		}
+		limit, lerr := strconv.Atoi(q.Get("limit"))
+		if q.Get("limit") == "" {
+			limit, lerr = 0, nil
+		}
+		if aerr != nil || lerr != nil || after < 0 || limit < 0 || limit > maxBatchPage {
+			writeError(w, http.StatusBadRequest, fmt.Sprintf("after must be a submission id and limit a number from 1 to %d", maxBatchPage))
+			return
+		}
+		subs, err = s.store.SubmissionsAfter(r.Context(), batch, after, limit)
+	} else if batch != "" {
 		subs, err = s.store.Submissions(r.Context(), batch)
 	} else {
 		limit, offset, perr := pageFrom(r.URL.Query())

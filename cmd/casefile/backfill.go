@@ -6,9 +6,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"hash/fnv"
 	"net/http"
+	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -21,11 +24,20 @@ import (
 	"github.com/incidentlib/casefile/normalize"
 )
 
-// backfillState is what a backfill remembers between runs, so that running
-// it again skips what is done. It is kept in FILE.casefile-state.json.
+// backfillState is what a backfill remembers between runs, kept in
+// FILE.casefile-state.json: the batch's name and the submissions whose
+// source already had a case. Everything else about each URL is the
+// server's (the batch's submissions, read a page at a time), so neither
+// the file nor the process holds a record per URL.
 type backfillState struct {
-	Batch   string                    `json:"batch"`
-	Entries map[string]*backfillEntry `json:"entries"` // by canonical URL
+	Batch string `json:"batch"`
+	// Known lists the submissions whose source already had a case when
+	// submitted (reported as already known), in increasing order.
+	Known []int64 `json:"known,omitempty"`
+	// Entries is the per-URL progress that earlier versions kept; a file
+	// that has it is read for its batch and known submissions and written
+	// back without it.
+	Entries map[string]*backfillEntry `json:"entries,omitempty"`
 }
 
 type backfillEntry struct {
@@ -34,8 +46,7 @@ type backfillEntry struct {
 	State        casefile.SubmissionState `json:"state,omitempty"`
 	CaseID       string                   `json:"case_id,omitempty"`
 	Error        string                   `json:"error,omitempty"`
-	// Known is true when the source already had a case when submitted.
-	Known bool `json:"known,omitempty"`
+	Known        bool                     `json:"known,omitempty"`
 }
 
 func (a *app) backfillCommand() *cobra.Command {
@@ -89,12 +100,21 @@ func (a *app) backfill(ctx context.Context, c *apiClient, file, statePath string
 	if err != nil {
 		return err
 	}
-	if st.Batch == "" {
+	fresh := st.Batch == ""
+	if fresh {
 		st.Batch = fmt.Sprintf("backfill-%s-%s", strings.TrimSuffix(filepath.Base(file), filepath.Ext(file)), time.Now().UTC().Format("20060102T150405"))
 	}
-	pl := planBackfill(st, list, badLines, retryFailed)
+	// What the batch holds already, a page at a time: the latest
+	// submission of each URL.
+	bt := &batchTracker{latest: map[uint64]trackedSub{}}
+	if !fresh {
+		if err := bt.read(ctx, c, st.Batch, 0); err != nil {
+			return fmt.Errorf("backfill: read the batch of the earlier run: %w", err)
+		}
+	}
+	pl := planBackfill(bt, list, badLines, retryFailed)
 	fmt.Fprintf(a.stderr, "%s: %d URLs (%d invalid, %d already done, %d to submit, %d waiting from an earlier run)\n",
-		termSafe(file), len(pl.order)+len(pl.invalid), len(pl.invalid), pl.done, len(pl.toSubmit), len(pl.order)-pl.done-len(pl.toSubmit))
+		termSafe(file), pl.urls+len(pl.invalid), len(pl.invalid), pl.done, len(pl.toSubmit), pl.urls-pl.done-len(pl.toSubmit))
 	if pl.repeated > 0 {
 		fmt.Fprintf(a.stderr, "%s: %d repeated %s (the same page as an earlier line) submitted once\n", termSafe(file), pl.repeated, plural(pl.repeated, "line", "lines"))
 	}
@@ -102,21 +122,25 @@ func (a *app) backfill(ctx context.Context, c *apiClient, file, statePath string
 		fmt.Fprintf(a.stderr, "%s: %d failed %s submitted again (--retry-failed)\n", termSafe(file), pl.retried, plural(pl.retried, "entry", "entries"))
 	}
 	if dryRun {
-		a.printDryRun(st, pl)
+		a.printDryRun(list, pl)
 		return nil
 	}
-	if err := a.submitBackfill(ctx, c, st, statePath, pl); err != nil {
+	if err := a.submitBackfill(ctx, c, st, statePath, list, bt, &pl); err != nil {
 		return err
 	}
-	if err := a.waitBackfill(ctx, c, st, statePath, pl, timeout); err != nil {
+	if err := a.waitBackfill(ctx, c, st, bt, pl, timeout); err != nil {
 		return err
 	}
-	if nFailed := a.report(pl.order, st, pl.invalid); nFailed > 0 {
+	nFailed, err := a.report(ctx, c, st, bt, pl)
+	if err != nil {
+		return err
+	}
+	if nFailed > 0 {
 		retry := " (run again with --retry-failed to submit them again)"
 		if len(pl.invalid) == nFailed {
 			retry = ""
 		}
-		return casefile.Errorf(casefile.ErrPermanent, "backfill: %d of %d entries failed, listed above%s", nFailed, len(pl.order)+len(pl.invalid), retry)
+		return casefile.Errorf(casefile.ErrPermanent, "backfill: %d of %d entries failed, listed above%s", nFailed, pl.urls+len(pl.invalid), retry)
 	}
 	return nil
 }
@@ -140,17 +164,102 @@ func readBackfillList(file string) ([]crawl.ListEntry, *crawl.ListError, error) 
 	return list, badLines, nil
 }
 
-// backfillPlan is what a run does with the list: the canonical URLs in
-// list order, the entries to submit, and the counts the first line reports.
-type backfillPlan struct {
-	order, toSubmit         []string
-	invalid                 map[string]string // raw line or URL → why
-	repeated, done, retried int
+// backfillKey is a canonical URL's key in the backfill's sets: 8 bytes instead
+// of the URL.
+func backfillKey(canonical string) uint64 {
+	h := fnv.New64a()
+	h.Write([]byte(canonical))
+	return h.Sum64()
 }
 
-// planBackfill adds the list's URLs to the state (once each, by canonical
-// URL) and decides what to submit.
-func planBackfill(st *backfillState, list []crawl.ListEntry, badLines *crawl.ListError, retryFailed bool) backfillPlan {
+// trackedSub is the latest submission of a URL in the batch.
+type trackedSub struct {
+	id    int64
+	state casefile.SubmissionState
+}
+
+// batchTracker follows a batch's submissions through the paged listing:
+// per URL (by key) its latest submission's id and state, and where the
+// next poll starts (every submission below is final).
+type batchTracker struct {
+	latest map[uint64]trackedSub
+	// low is the id below which every submission was final at the last
+	// poll: a poll reads from there.
+	low int64
+}
+
+// batchPage is how many submissions one request of the listing asks for.
+const batchPage = 500
+
+// pageBatch calls f with each submission of the batch above after, a page
+// at a time.
+func pageBatch(ctx context.Context, c *apiClient, batch string, after int64, f func(casefile.Submission)) error {
+	for {
+		var resp struct {
+			Submissions []casefile.Submission `json:"submissions"`
+		}
+		path := fmt.Sprintf("/api/submissions?batch=%s&after=%d&limit=%d", url.QueryEscape(batch), after, batchPage)
+		if err := c.do(ctx, http.MethodGet, path, nil, &resp); err != nil {
+			return err
+		}
+		for _, s := range resp.Submissions {
+			f(s)
+			after = max(after, s.ID)
+		}
+		if len(resp.Submissions) < batchPage {
+			return nil
+		}
+	}
+}
+
+// read updates the tracker from the batch's submissions above after.
+func (bt *batchTracker) read(ctx context.Context, c *apiClient, batch string, after int64) error {
+	firstOpen := int64(0)
+	last := after
+	err := pageBatch(ctx, c, batch, after, func(s casefile.Submission) {
+		k := backfillKey(s.URL)
+		if cur, ok := bt.latest[k]; !ok || cur.id <= s.ID {
+			bt.latest[k] = trackedSub{id: s.ID, state: s.State}
+		}
+		if !s.State.Final() && firstOpen == 0 {
+			firstOpen = s.ID
+		}
+		last = max(last, s.ID)
+	})
+	if err != nil {
+		return err
+	}
+	if firstOpen != 0 {
+		bt.low = firstOpen - 1
+	} else {
+		bt.low = last
+	}
+	return nil
+}
+
+// counts returns how many URLs of the batch are final and open.
+func (bt *batchTracker) counts() (finished, open int) {
+	for _, s := range bt.latest {
+		if s.state.Final() {
+			finished++
+		} else {
+			open++
+		}
+	}
+	return finished, open
+}
+
+// backfillPlan is what a run does with the list: the indexes of the list
+// entries to submit, and the counts the first line reports.
+type backfillPlan struct {
+	toSubmit                      []int32
+	invalid                       map[string]string // raw line or URL → why
+	urls, repeated, done, retried int
+}
+
+// planBackfill decides, for each URL of the list (once each, by canonical
+// URL), whether it is done, waits from an earlier run or is submitted.
+func planBackfill(bt *batchTracker, list []crawl.ListEntry, badLines *crawl.ListError, retryFailed bool) backfillPlan {
 	pl := backfillPlan{invalid: map[string]string{}}
 	if badLines != nil {
 		for _, l := range badLines.Lines {
@@ -161,33 +270,28 @@ func planBackfill(st *backfillState, list []crawl.ListEntry, badLines *crawl.Lis
 			pl.invalid[text] = fmt.Sprintf("line %d: %s", l.Line, l.Reason)
 		}
 	}
-	seen := map[string]bool{}
-	for _, e := range list {
+	seen := make(map[uint64]struct{}, len(list))
+	for i, e := range list {
 		canonical, _, err := normalize.CanonicalURL(e.URL)
 		if err != nil {
 			pl.invalid[e.URL] = fmt.Sprintf("line %d: %v", e.Line, err)
 			continue
 		}
-		if _, known := st.Entries[canonical]; !known {
-			st.Entries[canonical] = &backfillEntry{RawURL: e.URL}
-		}
-		if seen[canonical] {
+		k := backfillKey(canonical)
+		if _, ok := seen[k]; ok {
 			pl.repeated++
 			continue
 		}
-		seen[canonical] = true
-		pl.order = append(pl.order, canonical)
-	}
-	for _, u := range pl.order {
-		e := st.Entries[u]
-		if retryFailed && e.SubmissionID != 0 && failedState(e.State) {
-			*e = backfillEntry{RawURL: e.RawURL}
-			pl.retried++
-		}
+		seen[k] = struct{}{}
+		pl.urls++
+		sub, submitted := bt.latest[k]
 		switch {
-		case e.SubmissionID == 0:
-			pl.toSubmit = append(pl.toSubmit, u)
-		case e.State.Final():
+		case !submitted:
+			pl.toSubmit = append(pl.toSubmit, int32(i))
+		case retryFailed && failedState(sub.state):
+			pl.toSubmit = append(pl.toSubmit, int32(i))
+			pl.retried++
+		case sub.state.Final():
 			pl.done++
 		}
 	}
@@ -195,9 +299,9 @@ func planBackfill(st *backfillState, list []crawl.ListEntry, badLines *crawl.Lis
 }
 
 // printDryRun prints what a run would submit and what it found invalid.
-func (a *app) printDryRun(st *backfillState, pl backfillPlan) {
-	for _, u := range pl.toSubmit {
-		fmt.Fprintf(a.stdout, "would submit\t%s\n", termSafe(st.Entries[u].RawURL))
+func (a *app) printDryRun(list []crawl.ListEntry, pl backfillPlan) {
+	for _, i := range pl.toSubmit {
+		fmt.Fprintf(a.stdout, "would submit\t%s\n", termSafe(list[i].URL))
 	}
 	raws := make([]string, 0, len(pl.invalid))
 	for raw := range pl.invalid {
@@ -210,13 +314,13 @@ func (a *app) printDryRun(st *backfillState, pl backfillPlan) {
 }
 
 // submitBackfill submits the plan's URLs 100 at a time, saving the state
-// after each request.
-func (a *app) submitBackfill(ctx context.Context, c *apiClient, st *backfillState, statePath string, pl backfillPlan) error {
+// (the batch's name and the known submissions) after each request.
+func (a *app) submitBackfill(ctx context.Context, c *apiClient, st *backfillState, statePath string, list []crawl.ListEntry, bt *batchTracker, pl *backfillPlan) error {
 	for start := 0; start < len(pl.toSubmit); start += 100 {
 		chunk := pl.toSubmit[start:min(start+100, len(pl.toSubmit))]
 		req := submissionRequest{Origin: string(casefile.OriginBackfill), Batch: st.Batch}
-		for _, u := range chunk {
-			req.URLs = append(req.URLs, st.Entries[u].RawURL)
+		for _, i := range chunk {
+			req.URLs = append(req.URLs, list[i].URL)
 		}
 		resp, err := c.submit(ctx, req)
 		if err != nil {
@@ -224,12 +328,14 @@ func (a *app) submitBackfill(ctx context.Context, c *apiClient, st *backfillStat
 			return fmt.Errorf("backfill: submit: %w (progress saved; run again to resume)", err)
 		}
 		for _, s := range resp.Submissions {
-			if e := st.Entries[s.URL]; e != nil {
-				e.SubmissionID, e.State, e.Known = s.ID, s.State, s.CaseID != ""
+			bt.latest[backfillKey(s.URL)] = trackedSub{id: s.ID, state: s.State}
+			if s.CaseID != "" {
+				st.Known = append(st.Known, s.ID)
 			}
 		}
 		for _, r := range resp.Rejected {
 			pl.invalid[r.URL] = r.Error
+			pl.urls--
 		}
 		if err := st.save(statePath); err != nil {
 			return err
@@ -238,11 +344,11 @@ func (a *app) submitBackfill(ctx context.Context, c *apiClient, st *backfillStat
 	return nil
 }
 
-// waitBackfill polls the open submissions once a second, with a progress
-// bar, until all are final or timeout passes; it saves the state as it
-// goes.
-func (a *app) waitBackfill(ctx context.Context, c *apiClient, st *backfillState, statePath string, pl backfillPlan, timeout time.Duration) error {
-	bar := progressbar.NewOptions(len(pl.order),
+// waitBackfill polls the batch once a second, a page at a time from its
+// oldest open submission, with a progress bar, until all are final or
+// timeout passes.
+func (a *app) waitBackfill(ctx context.Context, c *apiClient, st *backfillState, bt *batchTracker, pl backfillPlan, timeout time.Duration) error {
+	bar := progressbar.NewOptions(pl.urls,
 		progressbar.OptionSetWriter(a.stderr),
 		progressbar.OptionSetDescription("drafting"),
 		progressbar.OptionShowCount(),
@@ -255,7 +361,10 @@ func (a *app) waitBackfill(ctx context.Context, c *apiClient, st *backfillState,
 	defer cancel()
 	lastPollErr := ""
 	for {
-		finished, open, pollErr := pollBackfill(wctx, c, st, pl.order)
+		pollErr := bt.read(wctx, c, st.Batch, bt.low)
+		if wctx.Err() != nil && ctx.Err() == nil {
+			pollErr = nil // the timeout, said below
+		}
 		// Say once why the bar stands still (the server went away), and
 		// once when it moves again; keep waiting either way.
 		if msg := errString(pollErr); msg != lastPollErr {
@@ -266,47 +375,23 @@ func (a *app) waitBackfill(ctx context.Context, c *apiClient, st *backfillState,
 			}
 			lastPollErr = msg
 		}
+		finished, open := bt.counts()
 		_ = bar.Set(finished)
-		if open == 0 {
+		if open == 0 && pollErr == nil {
 			break
 		}
-		_ = st.save(statePath)
 		select {
 		case <-wctx.Done():
-			_ = st.save(statePath)
 			bar.Exit()
-			a.report(pl.order, st, pl.invalid)
+			if _, err := a.report(ctx, c, st, bt, pl); err != nil {
+				return err
+			}
 			return fmt.Errorf("backfill: %d submissions still open after %s (progress saved; run again to resume): %w", open, timeout, wctx.Err())
 		case <-time.After(time.Second):
 		}
 	}
 	_ = bar.Finish()
-	return st.save(statePath)
-}
-
-// pollBackfill reads the state of every open submission once and counts
-// the final and open ones; pollErr is the first failure to read one.
-func pollBackfill(ctx context.Context, c *apiClient, st *backfillState, order []string) (finished, open int, pollErr error) {
-	for _, u := range order {
-		e := st.Entries[u]
-		if e.SubmissionID == 0 {
-			continue
-		}
-		if !e.State.Final() {
-			s, err := c.submission(ctx, e.SubmissionID)
-			if err == nil {
-				e.State, e.CaseID, e.Error = s.State, s.CaseID, s.Error
-			} else if pollErr == nil && ctx.Err() == nil {
-				pollErr = err
-			}
-		}
-		if e.State.Final() {
-			finished++
-		} else {
-			open++
-		}
-	}
-	return finished, open, pollErr
+	return nil
 }
 
 // failedState reports the final states that --retry-failed submits again.
@@ -338,33 +423,40 @@ func plural(n int, one, many string) string {
 	return many
 }
 
-// report prints the closing report by outcome and returns how many
-// entries failed.
-func (a *app) report(order []string, st *backfillState, invalid map[string]string) int {
+// report reads the batch once more, a page at a time, prints the closing
+// report by outcome (each URL's latest submission) and returns how many
+// entries failed. Only the failed entries' addresses are held, to list
+// them by reason.
+func (a *app) report(ctx context.Context, c *apiClient, st *backfillState, bt *batchTracker, pl backfillPlan) (int, error) {
 	var drafted, known, notPM, open int
 	failed := map[string][]string{}
-	for _, u := range order {
-		e := st.Entries[u]
+	slices.Sort(st.Known)
+	err := pageBatch(ctx, c, st.Batch, 0, func(s casefile.Submission) {
+		if cur, ok := bt.latest[backfillKey(s.URL)]; ok && cur.id > s.ID {
+			return // a later submission of the URL (--retry-failed) speaks for it
+		}
+		_, isKnown := slices.BinarySearch(st.Known, s.ID)
 		switch {
-		case e.SubmissionID == 0:
-			// never accepted: the server's refusal is in invalid
-		case !e.State.Final():
+		case !s.State.Final():
 			open++
-		case e.State == casefile.StateDrafted && e.Known:
+		case s.State == casefile.StateDrafted && isKnown:
 			known++
-		case e.State == casefile.StateDrafted:
+		case s.State == casefile.StateDrafted:
 			drafted++
-		case e.State == casefile.StateNotPostmortem:
+		case s.State == casefile.StateNotPostmortem:
 			notPM++
 		default:
-			reason := firstLine(e.Error)
+			reason := firstLine(s.Error)
 			if reason == "" {
-				reason = string(e.State)
+				reason = string(s.State)
 			}
-			failed[reason] = append(failed[reason], e.RawURL)
+			failed[reason] = append(failed[reason], s.RawURL)
 		}
+	})
+	if err != nil {
+		return 0, fmt.Errorf("backfill: read the batch for the report: %w", err)
 	}
-	for raw, why := range invalid {
+	for raw, why := range pl.invalid {
 		failed["invalid URL: "+why] = append(failed["invalid URL: "+why], raw)
 	}
 	nFailed := 0
@@ -388,11 +480,11 @@ func (a *app) report(order []string, st *backfillState, invalid map[string]strin
 			fmt.Fprintf(a.stdout, "    %s\n", termSafe(u))
 		}
 	}
-	return nFailed
+	return nFailed, nil
 }
 
 func loadBackfillState(path string) (*backfillState, error) {
-	st := &backfillState{Entries: map[string]*backfillEntry{}}
+	st := &backfillState{}
 	data, err := os.ReadFile(path)
 	if os.IsNotExist(err) {
 		return st, nil
@@ -403,14 +495,19 @@ func loadBackfillState(path string) (*backfillState, error) {
 	if err := json.Unmarshal(data, st); err != nil {
 		return nil, casefile.Errorf(casefile.ErrInvalid, "backfill: progress file %s is damaged (%v); delete it to start over", path, err)
 	}
-	if st.Entries == nil {
-		st.Entries = map[string]*backfillEntry{}
+	// An earlier version's file: its known submissions, then no entries.
+	for _, e := range st.Entries {
+		if e.Known && e.SubmissionID != 0 {
+			st.Known = append(st.Known, e.SubmissionID)
+		}
 	}
+	st.Entries = nil
+	slices.Sort(st.Known)
 	return st, nil
 }
 
 func (st *backfillState) save(path string) error {
-	data, err := json.MarshalIndent(st, "", "  ")
+	data, err := json.Marshal(st)
 	if err != nil {
 		return err
 	}

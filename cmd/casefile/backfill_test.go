@@ -369,7 +369,10 @@ func TestBackfillSaysWhenProgressCannotBeReadAndKeepsWaiting(t *testing.T) {
 		case polls.Add(1) <= 2:
 			writeError(w, http.StatusServiceUnavailable, "review store unavailable")
 		default:
-			writeJSON(w, http.StatusOK, casefile.Submission{ID: 1, URL: "https://blog.example.com/outage", State: casefile.StateDrafted, CaseID: "IL-0001"})
+			// The batch, a page at a time.
+			writeJSON(w, http.StatusOK, map[string][]casefile.Submission{"submissions": {
+				{ID: 1, URL: "https://blog.example.com/outage", State: casefile.StateDrafted, CaseID: "IL-0001"},
+			}})
 		}
 	}))
 	defer srv.Close()

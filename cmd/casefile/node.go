@@ -307,7 +307,10 @@ func (a *app) runNode(ctx context.Context, f *nodeFlags) (err error) {
 	ready := newReadiness("NATS JetStream at "+natsName, nc.IsConnected)
 	p := &workers.Pipeline{
 		JS: js, Store: st, Roles: f.roles, Log: a.log, Metrics: workers.NewMetrics(reg), OnSetup: ready.setupDone,
-		Config: workers.Config{FetchSlots: f.fetchSlots, Queue: workers.QueueConfig{Replicas: f.replicas, MigrateReplicas: f.migrate}},
+		Config: workers.Config{FetchSlots: f.fetchSlots, Queue: workers.QueueConfig{Replicas: f.replicas, MigrateReplicas: f.migrate},
+			// The embedded store is in this process: its fetch workers
+			// write their drafts themselves.
+			LocalDrafts: f.store.databaseURL == ""},
 	}
 
 	var demo *demoSite

@@ -24,6 +24,19 @@ FROM sources s JOIN submissions sub ON sub.id = $2
 WHERE s.id = $1
 ON CONFLICT (source_id) DO NOTHING`
 
+// requestsFromDraftsSQL is requestFromDraftSQL for several sources at once
+// ($1 source ids, $2 the submission of each, $3 now).
+const requestsFromDraftsSQL = `
+INSERT INTO archive_requests (source_id, url, state, step, archived, origin, next_attempt_at, created_at, updated_at)
+SELECT s.id, sub.raw_url,
+       CASE WHEN s.archived <> '' THEN 'archived' ELSE 'pending' END,
+       CASE WHEN s.archived <> '' THEN '' ELSE 'lookup' END,
+       s.archived, CASE WHEN s.archived <> '' THEN 'existing' ELSE '' END, $3, $3, $3
+FROM unnest($1::bigint[], $2::bigint[]) AS v(source_id, submission_id)
+JOIN sources s ON s.id = v.source_id
+JOIN submissions sub ON sub.id = v.submission_id
+ON CONFLICT (source_id) DO NOTHING`
+
 // requestFromImportSQL records the archive request of an imported source
 // ($1 source id, $2 its url, $3 now).
 const requestFromImportSQL = `

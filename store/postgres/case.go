@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -32,7 +33,7 @@ func (s *Store) SaveDraft(ctx context.Context, submissionID int64, d casefile.Dr
 	var res casefile.SaveResult
 	err = s.inTx(ctx, fmt.Sprintf("save draft of submission %d", submissionID), func(tx pgx.Tx) error {
 		res = casefile.SaveResult{}
-		return saveDraft(ctx, tx, submissionID, d, evidence, timeline, s.now(), &res)
+		return saveDraft(ctx, tx, submissionID, d, false, evidence, timeline, s.now(), &res)
 	})
 	if err != nil {
 		return casefile.SaveResult{}, err
@@ -50,27 +51,17 @@ func (s *Store) SaveDrafts(ctx context.Context, drafts []casefile.DraftToSave) (
 		return nil, nil
 	}
 	evidence, timeline := make([][]byte, len(drafts)), make([][]byte, len(drafts))
+	encoded := make([]bool, len(drafts))
 	for i, d := range drafts {
 		var err error
-		if evidence[i], timeline[i], err = store.EncodeDraft(d.Draft); err != nil {
+		if evidence[i], timeline[i], encoded[i], err = store.EncodeToSave(d); err != nil {
 			return nil, fmt.Errorf("save draft of submission %d: %w", d.SubmissionID, err)
 		}
 	}
 	var out []casefile.DraftSaved
 	err := s.inTx(ctx, fmt.Sprintf("save %d drafts", len(drafts)), func(tx pgx.Tx) error {
 		out = make([]casefile.DraftSaved, len(drafts))
-		now := s.now()
-		for i, d := range drafts {
-			err := saveDraft(ctx, tx, d.SubmissionID, d.Draft, evidence[i], timeline[i], now, &out[i].SaveResult)
-			if casefile.KindOf(err) == casefile.KindNotFound {
-				out[i] = casefile.DraftSaved{Err: fmt.Errorf("save draft of submission %d: %w", d.SubmissionID, err)}
-				continue
-			}
-			if err != nil {
-				return err
-			}
-		}
-		return nil
+		return saveDrafts(ctx, tx, drafts, encoded, evidence, timeline, s.now(), out)
 	})
 	if err != nil {
 		return nil, err
@@ -78,9 +69,231 @@ func (s *Store) SaveDrafts(ctx context.Context, drafts []casefile.DraftToSave) (
 	return out, nil
 }
 
+// draftSource is what saveDrafts knows of a draft's source and its case,
+// kept up to date as the batch's drafts are applied in order.
+type draftSource struct {
+	id                                int64
+	url, archived                     string
+	caseRow                           int64 // 0: no case yet
+	caseID, status                    string
+	version                           int
+	edited                            bool
+	curBody, curEvidence, curTimeline []byte
+}
+
+// saveDrafts is SaveDrafts' work inside the caller's transaction, in a
+// fixed number of round trips whatever the batch's size: one batch locks
+// the drafts' sources (in id order) and reads their cases, one reads the
+// case numbers the new cases need, one writes everything (each case with
+// its version in one statement, then the notes of saveVersion). The
+// drafts are applied in order, so a second draft of a source in the batch
+// sees the first.
+func saveDrafts(ctx context.Context, tx pgx.Tx, drafts []casefile.DraftToSave, encoded []bool, evidence, timeline [][]byte, now time.Time, out []casefile.DraftSaved) error {
+	ids := make([]int64, len(drafts))
+	for i, d := range drafts {
+		ids[i] = d.SubmissionID
+	}
+	read := &pgx.Batch{}
+	read.Queue(`
+		SELECT sub.id, s.id, s.url, s.archived
+		FROM submissions sub JOIN sources s ON s.id = sub.source_id
+		WHERE sub.id = ANY($1)
+		ORDER BY s.id
+		FOR UPDATE OF s`, ids)
+	read.Queue(`
+		SELECT source_id, id, case_id, status, version, case_json, evidence_json, timeline_json, edited_at IS NOT NULL
+		FROM cases WHERE source_id IN (SELECT source_id FROM submissions WHERE id = ANY($1))
+		ORDER BY source_id
+		FOR UPDATE`, ids)
+	br := tx.SendBatch(ctx, read)
+	bySub := map[int64]*draftSource{}
+	bySource := map[int64]*draftSource{}
+	rows, err := br.Query()
+	if err != nil {
+		br.Close()
+		return err
+	}
+	for rows.Next() {
+		var sub int64
+		src := &draftSource{}
+		if err := rows.Scan(&sub, &src.id, &src.url, &src.archived); err != nil {
+			rows.Close()
+			br.Close()
+			return err
+		}
+		if have := bySource[src.id]; have != nil {
+			src = have
+		}
+		bySub[sub], bySource[src.id] = src, src
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		br.Close()
+		return err
+	}
+	rows, err = br.Query()
+	if err != nil {
+		br.Close()
+		return err
+	}
+	for rows.Next() {
+		var sourceID int64
+		var c draftSource
+		if err := rows.Scan(&sourceID, &c.caseRow, &c.caseID, &c.status, &c.version, &c.curBody, &c.curEvidence, &c.curTimeline, &c.edited); err != nil {
+			rows.Close()
+			br.Close()
+			return err
+		}
+		if src := bySource[sourceID]; src != nil {
+			src.caseRow, src.caseID, src.status, src.version, src.edited = c.caseRow, c.caseID, c.status, c.version, c.edited
+			src.curBody, src.curEvidence, src.curTimeline = c.curBody, c.curEvidence, c.curTimeline
+		}
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		br.Close()
+		return err
+	}
+	if err := br.Close(); err != nil {
+		return err
+	}
+
+	// Case numbers for the sources that get their first case here.
+	newCases := 0
+	counted := map[int64]bool{}
+	for _, d := range drafts {
+		if src := bySub[d.SubmissionID]; src != nil && src.caseRow == 0 && !counted[src.id] {
+			counted[src.id] = true
+			newCases++
+		}
+	}
+	var numbers []int64
+	if newCases > 0 {
+		rows, err := tx.Query(ctx, `SELECT nextval('case_number_seq') FROM generate_series(1, $1)`, newCases)
+		if err != nil {
+			return err
+		}
+		numbers, err = pgx.CollectRows(rows, pgx.RowTo[int64])
+		if err != nil {
+			return err
+		}
+		slices.Sort(numbers)
+	}
+
+	write := &pgx.Batch{}
+	var inserts []int // queued statement index → draft, for the inserts that must touch a row
+	queued := 0
+	var notes []draftNote
+	for i, d := range drafts {
+		src := bySub[d.SubmissionID]
+		if src == nil {
+			out[i] = casefile.DraftSaved{Err: fmt.Errorf("save draft of submission %d: %w", d.SubmissionID,
+				casefile.Errorf(casefile.ErrNotFound, "submission %d not found", d.SubmissionID))}
+			continue
+		}
+		res := &out[i].SaveResult
+		res.CaseID = src.caseID
+		c := d.Draft.Case
+		queueNotes := func() { notes = append(notes, draftNote{d.SubmissionID, src.id, store.SourceKind(c, src.url)}) }
+		// A reviewed case, and a draft a reviewer edited, stay as the
+		// reviewer left them.
+		if src.caseRow != 0 && (casefile.CaseStatus(src.status) != casefile.CaseDraft || src.edited) {
+			res.Kept = true
+			queueNotes()
+			continue
+		}
+		if src.archived == "" {
+			if a := store.DraftArchived(c, src.url); a != "" {
+				src.archived = a
+				write.Queue(`UPDATE sources SET archived = $2, archive_state = 'archived' WHERE id = $1`, src.id, a)
+				queued++
+			}
+		}
+		if src.caseRow == 0 {
+			n := numbers[0]
+			numbers = numbers[1:]
+			res.CaseID, res.Inserted = store.CaseID(n), true
+			body, err := json.Marshal(store.PrepareDraft(c, res.CaseID, src.url, src.archived, now))
+			if err != nil {
+				return fmt.Errorf("encode case: %w", err)
+			}
+			// The case and its first version in one statement.
+			write.Queue(`
+				WITH c AS (
+					INSERT INTO cases (case_id, source_id, status, case_json, evidence_json, timeline_json, version, created_at, updated_at)
+					VALUES ($1, $2, 'draft', $3, $4, $6, 1, $5, $5)
+					ON CONFLICT (source_id) DO NOTHING
+					RETURNING id
+				)
+				INSERT INTO case_versions (case_id, version, submission_id, case_json, evidence_json, timeline_json, created_at)
+				SELECT id, 1, $7, $3, $4, $6, $5 FROM c`, res.CaseID, src.id, body, evidence[i], now, timeline[i], d.SubmissionID)
+			inserts = append(inserts, queued)
+			queued++
+			src.caseRow = -1 // stored in this batch; its row id is not needed
+			src.caseID, src.status, src.version = res.CaseID, string(casefile.CaseDraft), 1
+			src.curBody, src.curEvidence, src.curTimeline = body, evidence[i], timeline[i]
+			queueNotes()
+			continue
+		}
+		next := store.PrepareDraft(c, res.CaseID, src.url, src.archived, now)
+		full := d.Draft
+		if encoded[i] {
+			// Queued bytes: decoded only here, to compare with the current version.
+			if err := store.DecodeEncoded(&full, evidence[i], timeline[i]); err != nil {
+				return casefile.Errorf(casefile.ErrInvalid, "save draft of submission %d: %w", d.SubmissionID, err)
+			}
+		}
+		var cur casefile.Draft
+		if json.Unmarshal(src.curBody, &cur.Case) == nil && json.Unmarshal(src.curEvidence, &cur.Evidence) == nil &&
+			json.Unmarshal(src.curTimeline, &cur.Timeline) == nil &&
+			store.SameDraft(cur, casefile.Draft{Case: next, Evidence: full.Evidence, Timeline: full.Timeline}) {
+			res.Unchanged = true
+			queueNotes()
+			continue
+		}
+		body, err := json.Marshal(next)
+		if err != nil {
+			return fmt.Errorf("encode case: %w", err)
+		}
+		src.version++
+		write.Queue(`
+			WITH c AS (
+				UPDATE cases SET case_json = $2, evidence_json = $3, timeline_json = $5, version = $7, updated_at = $4
+				WHERE source_id = $1 RETURNING id
+			)
+			INSERT INTO case_versions (case_id, version, submission_id, case_json, evidence_json, timeline_json, created_at)
+			SELECT id, $7, $6, $2, $3, $5, $4 FROM c`, src.id, body, evidence[i], now, timeline[i], d.SubmissionID, src.version)
+		inserts = append(inserts, queued)
+		queued++
+		src.curBody, src.curEvidence, src.curTimeline = body, evidence[i], timeline[i]
+		queueNotes()
+	}
+	if len(notes) > 0 {
+		queued += queueDraftedAll(write, notes, now)
+	}
+	if queued == 0 {
+		return nil
+	}
+	wr := tx.SendBatch(ctx, write)
+	defer wr.Close()
+	for q := 0; q < queued; q++ {
+		ct, err := wr.Exec()
+		if err != nil {
+			return err
+		}
+		if len(inserts) > 0 && inserts[0] == q {
+			inserts = inserts[1:]
+			if ct.RowsAffected() != 1 {
+				return errRetry // cannot happen while the source rows are locked
+			}
+		}
+	}
+	return wr.Close()
+}
+
 // saveDraft is SaveDraft's work inside the caller's transaction; its
 // results are in res.
-func saveDraft(ctx context.Context, tx pgx.Tx, submissionID int64, d casefile.Draft, evidence, timeline []byte, now time.Time, res *casefile.SaveResult) error {
+func saveDraft(ctx context.Context, tx pgx.Tx, submissionID int64, d casefile.Draft, encoded bool, evidence, timeline []byte, now time.Time, res *casefile.SaveResult) error {
 	var sourceID int64
 	var sourceURL, archived string
 	err := tx.QueryRow(ctx, `
@@ -147,6 +360,12 @@ func saveDraft(ctx context.Context, tx pgx.Tx, submissionID int64, d casefile.Dr
 	}
 
 	next := store.PrepareDraft(d.Case, res.CaseID, sourceURL, archived, now)
+	if encoded {
+		// Queued bytes: decoded only here, to compare with the current version.
+		if err := store.DecodeEncoded(&d, evidence, timeline); err != nil {
+			return casefile.Errorf(casefile.ErrInvalid, "save draft of submission %d: %w", submissionID, err)
+		}
+	}
 	var cur casefile.Draft
 	if json.Unmarshal(curBody, &cur.Case) == nil && json.Unmarshal(curEvidence, &cur.Evidence) == nil &&
 		json.Unmarshal(curTimeline, &cur.Timeline) == nil &&
@@ -200,6 +419,45 @@ func queueDrafted(b *pgx.Batch, submissionID, sourceID int64, c casefile.Case, s
 	// draft: recorded before any call to the archive, never lost.
 	b.Queue(requestFromDraftSQL, sourceID, submissionID, now)
 	b.Queue(settleAnsweredSQL, submissionID, now)
+}
+
+// draftNote is a stored draft's submission and source, for queueDraftedAll.
+type draftNote struct {
+	submissionID, sourceID int64
+	kind                   string
+}
+
+// queueDraftedAll adds queueDrafted's statements for all the notes to b,
+// each statement once for all of them (in the notes' order: a source's
+// kind from its last draft, its archive request from its first), and
+// returns how many it queued.
+func queueDraftedAll(b *pgx.Batch, notes []draftNote, now time.Time) int {
+	var srcIDs, reqSrc, reqSub, subIDs []int64
+	var kinds []string
+	kindAt := map[int64]int{}
+	requested := map[int64]bool{}
+	for _, n := range notes {
+		if i, ok := kindAt[n.sourceID]; ok {
+			kinds[i] = n.kind
+		} else {
+			kindAt[n.sourceID] = len(srcIDs)
+			srcIDs, kinds = append(srcIDs, n.sourceID), append(kinds, n.kind)
+		}
+		if !requested[n.sourceID] {
+			requested[n.sourceID] = true
+			reqSrc, reqSub = append(reqSrc, n.sourceID), append(reqSub, n.submissionID)
+		}
+		subIDs = append(subIDs, n.submissionID)
+	}
+	b.Queue(`
+		UPDATE sources s SET kind = CASE WHEN v.kind <> '' THEN v.kind ELSE s.kind END,
+			fetch_state = 'fetched', last_fetched_at = $3, updated_at = $3
+		FROM unnest($1::bigint[], $2::text[]) AS v(id, kind)
+		WHERE s.id = v.id`, srcIDs, kinds, now)
+	b.Queue(`UPDATE submissions SET state = 'drafted', error = '', updated_at = $2 WHERE id = ANY($1)`, subIDs, now)
+	b.Queue(requestsFromDraftsSQL, reqSrc, reqSub, now)
+	b.Queue(settleAnsweredAllSQL, subIDs, now)
+	return 4
 }
 
 // SetArchived records archived, a capture the archive stage found, as the

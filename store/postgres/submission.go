@@ -159,6 +159,14 @@ const settleAnsweredSQL = `
 		WHERE p.id = $1 AND f.answered_by = p.id
 			AND f.state IN ('queued', 'running') AND p.state NOT IN ('queued', 'running')`
 
+// settleAnsweredAllSQL is settleAnsweredSQL for several submissions ($1
+// their ids, $2 the time).
+const settleAnsweredAllSQL = `
+		UPDATE submissions AS f SET state = p.state, error = p.error, updated_at = $2
+		FROM submissions AS p
+		WHERE p.id = ANY($1) AND f.answered_by = p.id
+			AND f.state IN ('queued', 'running') AND p.state NOT IN ('queued', 'running')`
+
 // Submission returns the submission with the given id, or an ErrNotFound
 // error.
 func (s *Store) Submission(ctx context.Context, id int64) (casefile.Submission, error) {
@@ -181,6 +189,21 @@ func (s *Store) Submissions(ctx context.Context, batch string) ([]casefile.Submi
 	err := s.read(ctx, fmt.Sprintf("list submissions of batch %s", batch), func(q querier) error {
 		var err error
 		subs, err = collectSubmissions(q.Query(ctx, selectSubmission+` WHERE sub.batch = $1 ORDER BY sub.id`, batch))
+		return err
+	})
+	return subs, err
+}
+
+// SubmissionsAfter returns the batch's submissions with ids above
+// afterID, oldest first, at most limit (limit ≤ 0 means store.DefaultLimit).
+func (s *Store) SubmissionsAfter(ctx context.Context, batch string, afterID int64, limit int) ([]casefile.Submission, error) {
+	if batch == "" {
+		return nil, casefile.Errorf(casefile.ErrInvalid, "list submissions: the batch name is empty")
+	}
+	var subs []casefile.Submission
+	err := s.read(ctx, fmt.Sprintf("list submissions of batch %s", batch), func(q querier) error {
+		var err error
+		subs, err = collectSubmissions(q.Query(ctx, selectSubmission+` WHERE sub.batch = $1 AND sub.id > $2 ORDER BY sub.id LIMIT $3`, batch, afterID, store.Limit(limit)))
 		return err
 	})
 	return subs, err

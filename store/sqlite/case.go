@@ -29,7 +29,7 @@ func (s *Store) SaveDraft(ctx context.Context, submissionID int64, d casefile.Dr
 	var res casefile.SaveResult
 	err = s.inTx(ctx, fmt.Sprintf("save draft of submission %d", submissionID), func(tx *sql.Tx) error {
 		res = casefile.SaveResult{}
-		return saveDraft(ctx, tx, submissionID, d, evidence, timeline, s.now(), &res)
+		return saveDraft(ctx, tx, submissionID, d, false, evidence, timeline, s.now(), &res)
 	})
 	if err != nil {
 		return casefile.SaveResult{}, err
@@ -47,9 +47,10 @@ func (s *Store) SaveDrafts(ctx context.Context, drafts []casefile.DraftToSave) (
 		return nil, nil
 	}
 	evidence, timeline := make([][]byte, len(drafts)), make([][]byte, len(drafts))
+	encoded := make([]bool, len(drafts))
 	for i, d := range drafts {
 		var err error
-		if evidence[i], timeline[i], err = store.EncodeDraft(d.Draft); err != nil {
+		if evidence[i], timeline[i], encoded[i], err = store.EncodeToSave(d); err != nil {
 			return nil, fmt.Errorf("save draft of submission %d: %w", d.SubmissionID, err)
 		}
 	}
@@ -58,7 +59,7 @@ func (s *Store) SaveDrafts(ctx context.Context, drafts []casefile.DraftToSave) (
 		out = make([]casefile.DraftSaved, len(drafts))
 		now := s.now()
 		for i, d := range drafts {
-			err := saveDraft(ctx, tx, d.SubmissionID, d.Draft, evidence[i], timeline[i], now, &out[i].SaveResult)
+			err := saveDraft(ctx, tx, d.SubmissionID, d.Draft, encoded[i], evidence[i], timeline[i], now, &out[i].SaveResult)
 			if casefile.KindOf(err) == casefile.KindNotFound {
 				out[i] = casefile.DraftSaved{Err: fmt.Errorf("save draft of submission %d: %w", d.SubmissionID, err)}
 				continue
@@ -77,7 +78,7 @@ func (s *Store) SaveDrafts(ctx context.Context, drafts []casefile.DraftToSave) (
 
 // saveDraft is SaveDraft's work inside the caller's transaction; its
 // results are in res.
-func saveDraft(ctx context.Context, tx *sql.Tx, submissionID int64, d casefile.Draft, evidence, timeline []byte, now time.Time, res *casefile.SaveResult) error {
+func saveDraft(ctx context.Context, tx *sql.Tx, submissionID int64, d casefile.Draft, encoded bool, evidence, timeline []byte, now time.Time, res *casefile.SaveResult) error {
 	var sourceID int64
 	var sourceURL, archived string
 	err := tx.QueryRowContext(ctx, `
@@ -131,17 +132,25 @@ func saveDraft(ctx context.Context, tx *sql.Tx, submissionID int64, d casefile.D
 			return fmt.Errorf("encode case: %w", err)
 		}
 		version = 1
+		// Each document converted once for both rows.
+		bodyS, evidenceS, timelineS := string(body), string(evidence), string(timeline)
 		err = tx.QueryRowContext(ctx, `
 			INSERT INTO cases (case_id, source_id, status, case_json, evidence_json, timeline_json, version, created_at, updated_at)
 			VALUES (?1, ?2, 'draft', ?3, ?4, ?6, 1, ?5, ?5)
-			RETURNING id`, res.CaseID, sourceID, string(body), string(evidence), ts(now), string(timeline)).Scan(&id)
+			RETURNING id`, res.CaseID, sourceID, bodyS, evidenceS, ts(now), timelineS).Scan(&id)
 		if err != nil {
 			return err
 		}
-		return saveVersion(ctx, tx, id, version, submissionID, body, evidence, timeline, sourceID, d.Case, sourceURL, now)
+		return saveVersion(ctx, tx, id, version, submissionID, bodyS, evidenceS, timelineS, sourceID, d.Case, sourceURL, now)
 	}
 
 	next := store.PrepareDraft(d.Case, res.CaseID, sourceURL, archived, now)
+	if encoded {
+		// Queued bytes: decoded only here, to compare with the current version.
+		if err := store.DecodeEncoded(&d, evidence, timeline); err != nil {
+			return casefile.Errorf(casefile.ErrInvalid, "save draft of submission %d: %w", submissionID, err)
+		}
+	}
 	var cur casefile.Draft
 	if json.Unmarshal([]byte(curBody), &cur.Case) == nil && json.Unmarshal([]byte(curEvidence), &cur.Evidence) == nil &&
 		json.Unmarshal([]byte(curTimeline), &cur.Timeline) == nil &&
@@ -153,22 +162,23 @@ func saveDraft(ctx context.Context, tx *sql.Tx, submissionID int64, d casefile.D
 	if err != nil {
 		return fmt.Errorf("encode case: %w", err)
 	}
+	bodyS, evidenceS, timelineS := string(body), string(evidence), string(timeline)
 	err = tx.QueryRowContext(ctx, `
 		UPDATE cases SET case_json = ?2, evidence_json = ?3, timeline_json = ?5, version = version + 1, updated_at = ?4
-		WHERE id = ?1 RETURNING version`, id, string(body), string(evidence), ts(now), string(timeline)).Scan(&version)
+		WHERE id = ?1 RETURNING version`, id, bodyS, evidenceS, ts(now), timelineS).Scan(&version)
 	if err != nil {
 		return err
 	}
-	return saveVersion(ctx, tx, id, version, submissionID, body, evidence, timeline, sourceID, d.Case, sourceURL, now)
+	return saveVersion(ctx, tx, id, version, submissionID, bodyS, evidenceS, timelineS, sourceID, d.Case, sourceURL, now)
 }
 
 // saveVersion records a stored draft as a version of its case, notes the
 // fetch on the source and marks the submission drafted.
-func saveVersion(ctx context.Context, tx *sql.Tx, caseRowID int64, version int, submissionID int64, body, evidence, timeline []byte,
+func saveVersion(ctx context.Context, tx *sql.Tx, caseRowID int64, version int, submissionID int64, body, evidence, timeline string,
 	sourceID int64, c casefile.Case, sourceURL string, now time.Time) error {
 	_, err := tx.ExecContext(ctx, `
 		INSERT INTO case_versions (case_id, version, submission_id, case_json, evidence_json, timeline_json, created_at)
-		VALUES (?1, ?2, ?3, ?4, ?5, ?7, ?6)`, caseRowID, version, submissionID, string(body), string(evidence), ts(now), string(timeline))
+		VALUES (?1, ?2, ?3, ?4, ?5, ?7, ?6)`, caseRowID, version, submissionID, body, evidence, ts(now), timeline)
 	if err != nil {
 		return err
 	}

@@ -182,6 +182,21 @@ func (s *Store) Submissions(ctx context.Context, batch string) ([]casefile.Submi
 	return subs, err
 }
 
+// SubmissionsAfter returns the batch's submissions with ids above
+// afterID, oldest first, at most limit (limit ≤ 0 means store.DefaultLimit).
+func (s *Store) SubmissionsAfter(ctx context.Context, batch string, afterID int64, limit int) ([]casefile.Submission, error) {
+	if batch == "" {
+		return nil, casefile.Errorf(casefile.ErrInvalid, "list submissions: the batch name is empty")
+	}
+	var subs []casefile.Submission
+	err := s.read(ctx, fmt.Sprintf("list submissions of batch %s", batch), func(q querier) error {
+		var err error
+		subs, err = collectSubmissions(q.QueryContext(ctx, selectSubmission+` WHERE sub.batch = ?1 AND sub.id > ?2 ORDER BY sub.id LIMIT ?3`, batch, afterID, store.Limit(limit)))
+		return err
+	})
+	return subs, err
+}
+
 // Outbox returns up to limit entries not yet marked sent, oldest first
 // (limit ≤ 0 means store.DefaultLimit).
 func (s *Store) Outbox(ctx context.Context, limit int) ([]casefile.OutboxEntry, error) {

@@ -43,6 +43,8 @@ func Run(t *testing.T, open func(t *testing.T) casefile.Store) {
 		{"the timeline is kept with the case, versioned with it and read by Case", testTimelineRoundTrip},
 		{"a second draft of a source makes a new version of the same case", testSaveDraftTwice},
 		{"save drafts stores a batch as save draft would; an unknown submission fails alone", testSaveDrafts},
+		{"save drafts stores evidence and a timeline queued already encoded as save draft would", testSaveDraftsEncoded},
+		{"submissions after pages through a batch, oldest first", testSubmissionsAfter},
 		{"a reviewed case is kept when a new draft arrives", testSaveDraftKeepsReviewed},
 		{"a reviewed case is unchanged by a re-submission, a re-draft and the archive stage", testReviewedCaseUnchanged},
 		{"a submitted Wayback link is no archive link", testSubmittedWaybackLinkIsNoArchiveLink},
@@ -597,6 +599,103 @@ func testSaveDrafts(t *testing.T, s casefile.Store) {
 	w.ID, w.UpdatedAt = "IL-0003", c.Case.UpdatedAt
 	if diff := cmp.Diff(w, c.Case); diff != "" || c.Version != 1 {
 		t.Errorf("new case from SaveDrafts at version %d (-want +got):\n%s", c.Version, diff)
+	}
+}
+
+func testSubmissionsAfter(t *testing.T, s casefile.Store) {
+	var subs []casefile.NewSubmission
+	for i := range 7 {
+		subs = append(subs, casefile.NewSubmission{URL: fmt.Sprintf("https://a.example/page-%d", i), Batch: "paged"})
+	}
+	submit(t, s, casefile.NewSubmission{URL: "https://a.example/other", Batch: "other"})
+	want := submit(t, s, subs...)
+	var got []casefile.Submission
+	var after int64
+	for pages := 0; ; pages++ {
+		page, err := s.SubmissionsAfter(ctx(t), "paged", after, 3)
+		if err != nil {
+			t.Fatalf("SubmissionsAfter: %v", err)
+		}
+		if len(page) > 3 || pages > 3 {
+			t.Fatalf("page %d holds %d submissions, limit 3", pages, len(page))
+		}
+		if len(page) == 0 {
+			break
+		}
+		got = append(got, page...)
+		after = page[len(page)-1].ID
+	}
+	if len(got) != len(want) {
+		t.Fatalf("paged through %d submissions, want %d", len(got), len(want))
+	}
+	for i := range want {
+		if got[i].ID != want[i].ID || got[i].URL != want[i].URL || got[i].Batch != "paged" {
+			t.Errorf("submission %d: got %d %s (%s), want %d %s", i, got[i].ID, got[i].URL, got[i].Batch, want[i].ID, want[i].URL)
+		}
+	}
+	if _, err := s.SubmissionsAfter(ctx(t), "", 0, 3); casefile.KindOf(err) != casefile.KindInvalid {
+		t.Errorf("SubmissionsAfter of no batch: err %v, want invalid", err)
+	}
+}
+
+func testSaveDraftsEncoded(t *testing.T, s casefile.Store) {
+	const u = "https://a.example/encoded"
+	encoded := func(sub int64, d casefile.Draft) casefile.DraftToSave {
+		t.Helper()
+		data, err := json.Marshal(d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// As the store stage reads a queued draft: the case decoded, the
+		// rest kept as bytes.
+		var w struct {
+			Case     casefile.Case   `json:"case"`
+			Evidence json.RawMessage `json:"evidence"`
+			Timeline json.RawMessage `json:"timeline"`
+		}
+		if err := json.Unmarshal(data, &w); err != nil {
+			t.Fatal(err)
+		}
+		return casefile.DraftToSave{SubmissionID: sub, Draft: casefile.Draft{Case: w.Case}, EncodedEvidence: w.Evidence, EncodedTimeline: w.Timeline}
+	}
+	save := func(d casefile.DraftToSave) casefile.SaveResult {
+		t.Helper()
+		got, err := s.SaveDrafts(ctx(t), []casefile.DraftToSave{d})
+		if err != nil || len(got) != 1 || got[0].Err != nil {
+			t.Fatalf("SaveDrafts = %v, %v", got, err)
+		}
+		return got[0].SaveResult
+	}
+	d := draft(u, "Encoded")
+	d.Timeline = nil // queued as null, stored as []
+	first := save(encoded(submitURL(t, s, u).ID, d))
+	if !first.Inserted {
+		t.Fatalf("first encoded draft: %+v, want inserted", first)
+	}
+	c := getCase(t, s, first.CaseID)
+	if diff := cmp.Diff(d.Evidence, c.Evidence); diff != "" || c.Case.Title.EN != "Encoded" {
+		t.Errorf("stored from encoded bytes: title %q, evidence (-want +got):\n%s", c.Case.Title.EN, diff)
+	}
+	if tl := c.Timeline; tl == nil || len(tl) != 0 {
+		t.Errorf("timeline queued as null stored as %#v, want []", tl)
+	}
+	// The same draft again, encoded: compared with the stored version
+	// (decoded for that) and found unchanged.
+	if again := save(encoded(submitURL(t, s, u).ID, d)); !again.Unchanged || again.CaseID != first.CaseID {
+		t.Errorf("same encoded draft again: %+v, want unchanged %s", again, first.CaseID)
+	}
+	// And the same draft saved the ordinary way is unchanged too: the
+	// bytes stored are the ones SaveDraft stores.
+	if plain := saveDraft(t, s, submitURL(t, s, u).ID, d); !plain.Unchanged {
+		t.Errorf("same draft through SaveDraft after the encoded one: %+v, want unchanged", plain)
+	}
+	// Changed evidence makes a new version.
+	d.Evidence = append(d.Evidence, casefile.Evidence{Field: "summary", Value: "x", Source: "p", Rule: "lead", Confidence: 0.5})
+	if next := save(encoded(submitURL(t, s, u).ID, d)); next.Unchanged || next.Inserted {
+		t.Errorf("encoded draft with new evidence: %+v, want a new version", next)
+	}
+	if c := getCase(t, s, first.CaseID); c.Version != 2 || len(c.Evidence) != 3 {
+		t.Errorf("after new evidence: version %d with %d evidence items, want 2 and 3", c.Version, len(c.Evidence))
 	}
 }
 
