@@ -292,6 +292,8 @@ func TestVerdictRulesByID(t *testing.T) {
 			[]string{"list-title"}, nil},
 		{"a zoned time that tells the impact", evidence{title: "another network outage", text: long, events: []casefile.Event{{Zone: "MDT", Text: "At 11:13 MDT this morning the utility lost its feed into the campus."}}},
 			[]string{"zoned-impact"}, nil},
+		{"a time of the impact on a day the text names, without a zone", evidence{title: "Update on today's issue", text: long, events: []casefile.Event{{Text: "Our trading platform lost its connectivity today at around 10.15 am."}}},
+			[]string{"zoned-impact"}, nil},
 		{"a zoned time of something else", evidence{title: "release notes", text: long, events: []casefile.Event{{Zone: "UTC", Text: "At 11:13 UTC we shipped version 2."}}},
 			nil, []string{"zoned-impact"}},
 		{"a Japanese page has incident vocabulary", evidence{title: "お知らせ", text: strings.Repeat("サービスに障害が発生しました。", 20)},

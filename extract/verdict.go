@@ -158,6 +158,13 @@ var verdictRules = []verdictRule{
 				return 0.5, "a zoned time that tells the impact"
 			}
 		}
+		for _, e := range v.events {
+			// "Our platform lost its connectivity today at around
+			// 10.15 am": no zone, but the day and the hour of the impact.
+			if e.End == nil && impactClauseRe.MatchString(e.Text) && relativeDayRe.MatchString(e.Text) {
+				return 0.5, "a time of the impact on a day the text names"
+			}
+		}
 		return 0, ""
 	}},
 	{"timed-story", "", func(v *verdictInput) (float64, string) {

@@ -1011,6 +1011,14 @@ func (p *stampParser) clockBare(i int) (tsClock, int, bool) {
 		if c, e, ok := p.clockColon(c, e); ok {
 			return c, e, true
 		}
+	case p.at(e) == '.' && c.h >= 1 && c.h <= 12:
+		// "10.15 am": a dot between hours and minutes, only with a
+		// meridiem ("2.5 hours" is no clock).
+		if m, mn, e2 := p.digits(e + 1); mn == 2 && m <= 59 {
+			if mer, me, ok := p.meridiem(e2); ok {
+				return tsClock{h: c.h, m: m, mer: mer}, me, true
+			}
+		}
 	case p.has(e, "시") && !p.has(e+len("시"), "간"):
 		if c.h <= 24 {
 			c, e := p.clockKorean(c, e)
