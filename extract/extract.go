@@ -225,7 +225,7 @@ func assemble(pg *page, r reading) casefile.Document {
 	d.Language = language(texts...)
 
 	env := r.env
-	env.monthFirst = normalize.MonthFirst(d.Language, texts...)
+	env.dateOrder = normalize.SlashedDateOrder(d.Language, texts...)
 	if p := d.Published; p != nil {
 		if p.Month() == time.January && p.Day() == 1 && p.Hour() == 0 && p.Minute() == 0 && p.Second() == 0 {
 			// A bare year (a copyright line), not a day.

@@ -27,9 +27,9 @@ type timeEnv struct {
 	// last is the latest instant read so far in this scope: a clock time
 	// without a date that falls half a day before it has passed midnight.
 	last time.Time
-	// monthFirst reads ambiguous slashed dates month first (see
-	// normalize.MonthFirst).
-	monthFirst bool
+	// dateOrder reads ambiguous slashed dates (see
+	// normalize.SlashedDateOrder).
+	dateOrder normalize.DateOrder
 }
 
 // refCtx is the context for reading written dates: the reference date
@@ -38,7 +38,7 @@ func (e timeEnv) refCtx() (normalize.TimeContext, bool) {
 	if e.ref.IsZero() && e.refYear == 0 {
 		return normalize.TimeContext{}, false
 	}
-	c := normalize.TimeContext{Zone: e.zone, ZoneName: e.zoneName, Year: e.refYear, MonthFirst: e.monthFirst}
+	c := normalize.TimeContext{Zone: e.zone, ZoneName: e.zoneName, Year: e.refYear, DateOrder: e.dateOrder}
 	if !e.ref.IsZero() {
 		c.Date = time.Date(e.ref.Year(), e.ref.Month(), e.ref.Day(), 0, 0, 0, 0, time.UTC)
 	}
@@ -46,7 +46,7 @@ func (e timeEnv) refCtx() (normalize.TimeContext, bool) {
 }
 
 func (e timeEnv) ctx() normalize.TimeContext {
-	c := normalize.TimeContext{Zone: e.zone, ZoneName: e.zoneName, Year: e.year, MonthFirst: e.monthFirst}
+	c := normalize.TimeContext{Zone: e.zone, ZoneName: e.zoneName, Year: e.year, DateOrder: e.dateOrder}
 	if !e.date.IsZero() {
 		loc := e.zone
 		if loc == nil {

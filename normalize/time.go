@@ -24,11 +24,21 @@ type TimeContext struct {
 	ZoneName string
 	// Year is the year for stamps written without one; 0 takes Date's year.
 	Year int
-	// MonthFirst reads a slashed date whose two parts could both be the
-	// month ("10/7/08") as month/day, the way the page writes its dates
-	// (SlashOrder decides); false leaves such a date unread.
-	MonthFirst bool
+	// DateOrder reads a slashed date whose two parts could both be the
+	// month ("10/7/08") the way the page writes its dates (SlashedDateOrder
+	// decides); OrderUnknown leaves such a date unread.
+	DateOrder DateOrder
 }
+
+// DateOrder is the order of the month and the day in a page's slashed
+// dates.
+type DateOrder int
+
+const (
+	OrderUnknown    DateOrder = iota
+	OrderMonthFirst           // 10/7/08 is October 7
+	OrderDayFirst             // 07/08/2020 is 7 August
+)
 
 // Stamp is one time expression found in a text: a date, a time of day, a
 // date and time, or a range of them.
@@ -532,6 +542,14 @@ func (p *stampParser) point(i int) (tsPoint, bool) {
 	}
 	if d, de, ok := p.dateAfterClock(pt.end); ok {
 		pt.date, pt.hasDate, pt.end = d, true, de
+		if !pt.hasZone {
+			// "19:10 on 08/07/2020 (UTC)": the zone after the date.
+			if j := p.ws(de, false); p.at(j) == '(' {
+				if z, ze, ok := p.clockZone(j, pt.clock); ok {
+					pt.zone, pt.hasZone, pt.end = z, true, ze
+				}
+			}
+		}
 	}
 	return pt, true
 }
@@ -768,7 +786,9 @@ func (p *stampParser) dateSlashed(a, e int) (tsDate, int, bool) {
 	case a > 12 && b <= 12:
 		m, d = b, a
 	case b > 12 && a <= 12:
-	case p.ctx.MonthFirst && a <= 12 && b <= 12:
+	case p.ctx.DateOrder == OrderMonthFirst && a <= 12 && b <= 12:
+	case p.ctx.DateOrder == OrderDayFirst && a <= 12 && b <= 12:
+		m, d = b, a
 	default:
 		return tsDate{}, e, false
 	}
@@ -781,24 +801,43 @@ func (p *stampParser) dateSlashed(a, e int) (tsDate, int, bool) {
 // slashedRe finds the slashed dates of a text: "10/7/08", "25/03/2021".
 var slashedRe = regexp.MustCompile(`\b(\d{1,2})/(\d{1,2})/(?:\d{4}|\d{2})\b`)
 
-// MonthFirst reports whether texts write their slashed dates month first:
-// one date with a day above 12 in the second place says so, one in the
-// first place says the opposite; with no such date an English page is
-// read month first (its dates are American more often than not).
-func MonthFirst(lang string, texts ...string) bool {
+// SlashedDateOrder tells how texts write their slashed dates: two dates of
+// a span a day apart in one part say that part is the day ("07/07/2020 …
+// 08/07/2020"); a date with a part above 12 says that part is the day;
+// with neither, an English page is read month first (its dates are
+// American more often than not) and another is left unknown.
+func SlashedDateOrder(lang string, texts ...string) DateOrder {
+	for _, t := range texts {
+		ms := slashedRe.FindAllStringSubmatch(t, -1)
+		for i := 1; i < len(ms); i++ {
+			a1, _ := strconv.Atoi(ms[i-1][1])
+			b1, _ := strconv.Atoi(ms[i-1][2])
+			a2, _ := strconv.Atoi(ms[i][1])
+			b2, _ := strconv.Atoi(ms[i][2])
+			switch {
+			case b1 == b2 && a2 == a1+1:
+				return OrderDayFirst
+			case a1 == a2 && b2 == b1+1:
+				return OrderMonthFirst
+			}
+		}
+	}
 	for _, t := range texts {
 		for _, m := range slashedRe.FindAllStringSubmatch(t, -1) {
 			a, _ := strconv.Atoi(m[1])
 			b, _ := strconv.Atoi(m[2])
 			switch {
 			case a > 12 && b <= 12:
-				return false
+				return OrderDayFirst
 			case b > 12 && a <= 12:
-				return true
+				return OrderMonthFirst
 			}
 		}
 	}
-	return lang == "en"
+	if lang == "en" {
+		return OrderMonthFirst
+	}
+	return OrderUnknown
 }
 
 // dateISO reads the rest of YYYY-MM-DD or YYYY/MM/DD; e is at the separator.

@@ -633,21 +633,27 @@ func TestSlashedDatesFollowThePagesOrder(t *testing.T) {
 		name  string
 		lang  string
 		texts []string
-		want  bool
+		want  DateOrder
 	}{
-		{"an English page with only ambiguous dates reads month first", "en", []string{"Trouble started on 10/7/08."}, true},
-		{"a day above 12 in the first place says day first", "en", []string{"on 25/03/2021 and 04/05/2021"}, false},
-		{"a day above 12 in the second place says month first", "fr", []string{"on 10/13/08"}, true},
-		{"another language with ambiguous dates reads neither way", "ko", []string{"10/7/08"}, false},
+		{"an English page with only ambiguous dates reads month first", "en", []string{"Trouble started on 10/7/08."}, OrderMonthFirst},
+		{"a day above 12 in the first place says day first", "en", []string{"on 25/03/2021 and 04/05/2021"}, OrderDayFirst},
+		{"a day above 12 in the second place says month first", "fr", []string{"on 10/13/08"}, OrderMonthFirst},
+		{"another language with ambiguous dates reads neither way", "ko", []string{"10/7/08"}, OrderUnknown},
+		{"a span a day apart in the first place says day first", "en", []string{"down from 22:40 on 07/07/2020 until 19:10 on 08/07/2020"}, OrderDayFirst},
+		{"a span a day apart in the second place says month first", "en", []string{"from 10/7/08 to 10/8/08"}, OrderMonthFirst},
 	}
 	for _, tt := range tests {
-		if got := MonthFirst(tt.lang, tt.texts...); got != tt.want {
-			t.Errorf("%s: MonthFirst = %v, want %v", tt.name, got, tt.want)
+		if got := SlashedDateOrder(tt.lang, tt.texts...); got != tt.want {
+			t.Errorf("%s: SlashedDateOrder = %v, want %v", tt.name, got, tt.want)
 		}
 	}
-	sts := ScanTimes("Trouble started at about 8:45 p.m. on 10/7/08.", TimeContext{MonthFirst: true})
+	sts := ScanTimes("Trouble started at about 8:45 p.m. on 10/7/08.", TimeContext{DateOrder: OrderMonthFirst})
 	if len(sts) != 1 || sts[0].Local.Format("2006-01-02 15:04") != "2008-10-07 20:45" {
 		t.Errorf("month first, two-digit year: %v", tsProject(sts))
+	}
+	sts = ScanTimes("down from 22:40 on 07/07/2020 until 19:10 on 08/07/2020 (UTC)", TimeContext{DateOrder: OrderDayFirst})
+	if len(sts) != 1 || sts[0].Until == nil || sts[0].Until.Format(time.RFC3339) != "2020-07-08T19:10:00Z" {
+		t.Errorf("day first with the zone after the end's date: %v", tsProject(sts))
 	}
 	if sts := ScanTimes("at 8:45 p.m. on 10/7/08", TimeContext{}); len(sts) != 1 || sts[0].DateWritten {
 		t.Errorf("without an order an ambiguous date is not read: %v", tsProject(sts))
