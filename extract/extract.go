@@ -285,7 +285,7 @@ func assemble(pg *page, r reading) casefile.Document {
 	r.blocks = leadInLists(r.blocks)
 	sections, kinds, heads := segment(r.blocks, d.Title)
 	d.Sections = sections
-	d.Events = timeline(r.blocks, kinds, heads, env)
+	d.Events = fixSeasonSlips(timeline(r.blocks, kinds, heads, env))
 	d.StatedDurations = statedDurations(r.blocks)
 	d.Links = dedupeLinks(r.links, pg)
 

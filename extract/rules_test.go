@@ -791,3 +791,19 @@ func TestDayBackLeavesADayNamedAfterTheTime(t *testing.T) {
 		t.Errorf("yesterday before the time: day %v, want the 20th", got.date)
 	}
 }
+
+func TestFixSeasonSlipsRereadsTheWrongSeasonsAbbreviation(t *testing.T) {
+	at := func(s string) time.Time { x, _ := time.Parse(time.RFC3339, s); return x }
+	events := []casefile.Event{
+		{At: at("2018-11-02T16:33:00Z"), Stamp: "11:33AM EST", Zone: "EST", ZoneWritten: true},
+		{At: at("2018-11-02T15:36:00Z"), Stamp: "Nov 02, 2018 - 11:36 EDT", Zone: "EDT", ZoneWritten: true},
+	}
+	got := fixSeasonSlips(events)
+	if got[0].At.Format(time.RFC3339) != "2018-11-02T15:33:00Z" || got[0].Zone != "EDT" {
+		t.Errorf("EST in a daylight week beside EDT stamps: %v %s, want 15:33Z EDT", got[0].At, got[0].Zone)
+	}
+	alone := fixSeasonSlips([]casefile.Event{{At: at("2018-07-17T18:45:00Z"), Stamp: "10:45 PST", Zone: "PST", ZoneWritten: true}})
+	if alone[0].At.Format(time.RFC3339) != "2018-07-17T18:45:00Z" {
+		t.Errorf("PST in July with no PDT on the page was reread: %v", alone[0].At)
+	}
+}

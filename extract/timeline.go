@@ -695,3 +695,69 @@ func containsFold(text, word string) bool {
 	}
 	return false
 }
+
+// zonePairs are the standard and daylight abbreviations of one region, with
+// the region's zone.
+var zonePairs = func() []zonePair {
+	var out []zonePair
+	for _, p := range [][3]string{
+		{"EST", "EDT", "America/New_York"}, {"CST", "CDT", "America/Chicago"},
+		{"MST", "MDT", "America/Denver"}, {"PST", "PDT", "America/Los_Angeles"},
+		{"GMT", "BST", "Europe/London"}, {"CET", "CEST", "Europe/Berlin"},
+	} {
+		if loc, err := time.LoadLocation(p[2]); err == nil {
+			out = append(out, zonePair{p[0], p[1], loc})
+		}
+	}
+	return out
+}()
+
+type zonePair struct {
+	std, dst string
+	loc      *time.Location
+}
+
+// fixSeasonSlips rereads times a page wrote with the wrong season's
+// abbreviation ("11:33AM EST" in a November week New York was still on
+// EDT) when the same page writes the other one of the pair, and the
+// region's clock on that day agrees with the other: the page's own stamps
+// show what the writer's clock said.
+func fixSeasonSlips(events []casefile.Event) []casefile.Event {
+	has := map[string]bool{}
+	for _, e := range events {
+		if e.ZoneWritten {
+			has[e.Zone] = true
+		}
+	}
+	for _, zp := range zonePairs {
+		loc := zp.loc
+		if !has[zp.std] || !has[zp.dst] {
+			continue
+		}
+		for i := range events {
+			e := &events[i]
+			if !e.ZoneWritten || e.Zone != zp.std && e.Zone != zp.dst {
+				continue
+			}
+			// The region's clock at that instant: EST written while the
+			// region is on daylight time is an hour late, and the reverse.
+			name, _ := e.At.In(loc).Zone()
+			var shift time.Duration
+			switch {
+			case e.Zone == zp.std && name == zp.dst:
+				shift = -time.Hour
+			case e.Zone == zp.dst && name == zp.std:
+				shift = time.Hour
+			default:
+				continue
+			}
+			e.At = e.At.Add(shift)
+			if e.End != nil {
+				end := e.End.Add(shift)
+				e.End = &end
+			}
+			e.Zone = name
+		}
+	}
+	return events
+}
