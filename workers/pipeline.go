@@ -363,7 +363,10 @@ func (p *Pipeline) relayOnce(ctx context.Context) error {
 		if len(entries) == 0 {
 			return nil
 		}
-		full := len(entries) == limit
+		// Another round only when the queue had room for a whole page of
+		// the outbox: the fetch consumer's count may not show this batch
+		// yet, so a round that filled the room must not look again.
+		full := limit == 100 && len(entries) == limit
 		// The batch is published at once and its acks gathered after: one
 		// wait for the batch instead of one round trip per entry. Only
 		// entries whose publish the server confirmed are marked sent.
