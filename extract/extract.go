@@ -205,6 +205,13 @@ func assemble(pg *page, r reading) casefile.Document {
 	if d.Title == "" {
 		d.Title = pageTitle(pg)
 	}
+	if portalNameRe.MatchString(d.Title) {
+		// A forum's or help centre's name taken for the page's title (a
+		// print view's banner): the <title> element names the page.
+		if t := printPrefixRe.ReplaceAllString(docTitle(pg.ix), ""); t != "" && !portalNameRe.MatchString(t) {
+			d.Title = t
+		}
+	}
 	d.Title = cleanTitle(d.Title, d.SiteName)
 
 	if r.publishedSet {
@@ -651,6 +658,10 @@ func feedTitle(links []*html.Node) string {
 // feedSuffixRe is what a feed's title adds to the site's name ("Full Atom
 // Feed", "RSS 2.0", "- All posts").
 var feedSuffixRe = regexp.MustCompile(`(?i)(?:\s*[-–|:]\s*|\s+)(?:(?:full|all(?: posts)?|latest|main|posts|entries|articles)\s+)*(?:(?:rss|atom)(?:\s*\d\.\d)?\s*)?(?:feed)?\s*$`)
+
+// printPrefixRe is what a forum's print view puts before the topic's
+// title ("Print Page - Forum Apocalypse 2020").
+var printPrefixRe = regexp.MustCompile(`(?i)^\s*print(?:able)? (?:page|view|version)\s*[-–|:]\s*`)
 
 // portalNameRe is a title part that names a help centre, status page or
 // forum ("iVision Mobile Support", "Acme Help Center"): a site name.

@@ -955,3 +955,18 @@ func TestABlogsBannerIsNotThePostsTitle(t *testing.T) {
 		})
 	}
 }
+
+func TestAForumsNameIsNotTheTopicsTitle(t *testing.T) {
+	page := `<html><head><title>Print Page - Forum Apocalypse 2020</title></head><body>
+<h1>The Example Skeptics Forums</h1>
+<p>Topic started by: admin on February 09, 2020, 07:39:55 PM</p>
+<p>The forum was down for most of last weekend after the database crashed and corrupted its tables. We restored it from a backup and it is back up now.</p>
+</body></html>`
+	d, err := Page(context.Background(), casefile.Page{URL: "https://forums.example.com/index.php?action=printpage;topic=51738.0", ContentType: "text/html", Body: []byte(page)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.Title != "Forum Apocalypse 2020" {
+		t.Errorf("Title = %q, want the topic's title from <title> without the print view's prefix", d.Title)
+	}
+}
