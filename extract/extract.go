@@ -654,7 +654,6 @@ func feedTitle(links []*html.Node) string {
 	return ""
 }
 
-
 // feedSuffixRe is what a feed's title adds to the site's name ("Full Atom
 // Feed", "RSS 2.0", "- All posts").
 var feedSuffixRe = regexp.MustCompile(`(?i)(?:\s*[-–|:]\s*|\s+)(?:(?:full|all(?: posts)?|latest|main|posts|entries|articles)\s+)*(?:(?:rss|atom)(?:\s*\d\.\d)?\s*)?(?:feed)?\s*$`)

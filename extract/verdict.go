@@ -43,7 +43,7 @@ type evidence struct {
 	// statusLinks are the page's links, anywhere on it, to an incident on
 	// a status site.
 	statusLinks []string
-	listPage string // why the page is a list of posts, or ""
+	listPage    string // why the page is a list of posts, or ""
 	// synthetic are the headings the reader made up, which say nothing.
 	synthetic map[string]bool
 }

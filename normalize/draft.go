@@ -1045,7 +1045,7 @@ var (
 	// sentences are the actions of ("How do we stop this from happening
 	// again? …").
 	preventionQuestionRe = MustPattern(`(?i)^\s*(?:how|what) (?:do|will|can|are|did) we (?:do )?(?:to )?(?:stop|prevent|keep|avoid|make sure|ensure)\b[^?]*\?\s*$|^\s*what (?:are we|we are|will we|we will) (?:doing|going to do|do|change)\b[^?]*\?\s*$`)
-	vagueChangesRe  = MustPattern(`(?i)\b(?:several|a number of|the following|some|many) (?:changes|improvements|steps|actions)\b`)
+	vagueChangesRe       = MustPattern(`(?i)\b(?:several|a number of|the following|some|many) (?:changes|improvements|steps|actions)\b`)
 	// enumLeadRe finds where the list of a promise starts: after "we are"
 	// or "we will".
 	enumLeadRe  = MustPattern(`(?i)\bwe(?:'re|’re| are|'ll|’ll| will)(?: also)? `)
