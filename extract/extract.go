@@ -201,18 +201,7 @@ func assemble(pg *page, r reading) casefile.Document {
 		SlugDate: slugDate(pg.orig),
 	}
 	d.SiteName = pageSiteName(pg, r, d.Host, d.URL)
-	d.Title = r.title
-	if d.Title == "" {
-		d.Title = pageTitle(pg)
-	}
-	if portalNameRe.MatchString(d.Title) {
-		// A forum's or help centre's name taken for the page's title (a
-		// print view's banner): the <title> element names the page.
-		if t := printPrefixRe.ReplaceAllString(docTitle(pg.ix), ""); t != "" && !portalNameRe.MatchString(t) {
-			d.Title = t
-		}
-	}
-	d.Title = cleanTitle(d.Title, d.SiteName)
+	d.Title = documentTitle(pg, r, d.SiteName)
 
 	if r.publishedSet {
 		d.Published = r.published
@@ -231,6 +220,51 @@ func assemble(pg *page, r reading) casefile.Document {
 	}
 	d.Language = language(texts...)
 
+	env := pageEnv(pg, r, &d, texts)
+
+	r.blocks = leadInLists(r.blocks)
+	sections, kinds, heads := segment(r.blocks, d.Title)
+	d.Sections = sections
+	d.Events = fixSeasonSlips(timeline(r.blocks, kinds, heads, env))
+	d.StatedDurations = statedDurations(r.blocks)
+	d.Links = dedupeLinks(r.links, pg)
+
+	synthetic := map[string]bool{}
+	for _, b := range r.blocks {
+		if b.synthetic {
+			synthetic[b.text] = true
+		}
+	}
+	d.Postmortem = verdict(evidence{synthetic: synthetic,
+		url: pg.orig, title: d.Title, site: d.SiteName, dated: d.StatedDay != "" || len(d.StatedDurations) > 0 || d.SlugDate != "", docTitle: docTitle(pg.ix), signals: r.signals, sections: d.Sections, events: d.Events,
+		text: strings.Join(texts[1:], "\n"), paras: paras, links: len(d.Links), statusLinks: statusIncidentLinks(pg), listPage: r.listPage,
+	})
+	return d
+}
+
+// documentTitle is the page's title: the reader's, else the one the page
+// gives itself, without the site's name.
+func documentTitle(pg *page, r reading, site string) string {
+	title := r.title
+	if title == "" {
+		title = pageTitle(pg)
+	}
+	if portalNameRe.MatchString(title) {
+		// A forum's or help centre's name taken for the page's title (a
+		// print view's banner): the <title> element names the page.
+		if t := printPrefixRe.ReplaceAllString(docTitle(pg.ix), ""); t != "" && !portalNameRe.MatchString(t) {
+			title = t
+		}
+	}
+	return cleanTitle(title, site)
+}
+
+// pageEnv is the date and zone the page's times start from: the reader's,
+// the publication date (a bare year or month dates the year only), the
+// zone the page declares or writes, the incident's day (d.StatedDay when
+// the title or lead names it), the country of its language, the offset it
+// publishes with. It sets d.Published, d.Zone and d.StatedDay.
+func pageEnv(pg *page, r reading, d *casefile.Document, texts []string) timeEnv {
 	env := r.env
 	env.dateOrder = normalize.SlashedDateOrder(d.Language, texts...)
 	if p := d.Published; p != nil {
@@ -289,24 +323,7 @@ func assemble(pg *page, r reading) casefile.Document {
 		}
 	}
 
-	r.blocks = leadInLists(r.blocks)
-	sections, kinds, heads := segment(r.blocks, d.Title)
-	d.Sections = sections
-	d.Events = fixSeasonSlips(timeline(r.blocks, kinds, heads, env))
-	d.StatedDurations = statedDurations(r.blocks)
-	d.Links = dedupeLinks(r.links, pg)
-
-	synthetic := map[string]bool{}
-	for _, b := range r.blocks {
-		if b.synthetic {
-			synthetic[b.text] = true
-		}
-	}
-	d.Postmortem = verdict(evidence{synthetic: synthetic,
-		url: pg.orig, title: d.Title, site: d.SiteName, dated: d.StatedDay != "" || len(d.StatedDurations) > 0 || d.SlugDate != "", docTitle: docTitle(pg.ix), signals: r.signals, sections: d.Sections, events: d.Events,
-		text: strings.Join(texts[1:], "\n"), paras: paras, links: len(d.Links), statusLinks: statusIncidentLinks(pg), listPage: r.listPage,
-	})
-	return d
+	return env
 }
 
 // statusIncidentLinks returns the page's links, anywhere on it, to an
