@@ -86,7 +86,7 @@ func newWalker(base *url.URL) *walker {
 // skipAtoms are elements whose content is never main text.
 var skipAtoms = map[atom.Atom]bool{
 	atom.Script: true, atom.Style: true, atom.Noscript: true, atom.Template: true,
-	atom.Svg: true, atom.Button: true, atom.Form: true, atom.Input: true, atom.Select: true,
+	atom.Svg: true, atom.Button: true, atom.Input: true, atom.Select: true,
 	atom.Textarea: true, atom.Iframe: true, atom.Object: true, atom.Canvas: true,
 	atom.Head: true, atom.Title: true, atom.Meta: true, atom.Link: true, atom.Nav: true,
 	atom.Img: true, atom.Video: true, atom.Audio: true, atom.Picture: true, atom.Source: true,

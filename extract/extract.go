@@ -236,7 +236,7 @@ func assemble(pg *page, r reading) casefile.Document {
 		}
 	}
 	d.Postmortem = verdict(evidence{synthetic: synthetic,
-		url: pg.orig, title: d.Title, site: d.SiteName, dated: d.StatedDay != "" || len(d.StatedDurations) > 0 || d.SlugDate != "", docTitle: docTitle(pg.ix), signals: r.signals, sections: d.Sections, events: d.Events,
+		url: pg.orig, title: d.Title, site: d.SiteName, dated: d.StatedDay != "" || len(d.StatedDurations) > 0 || d.SlugDate != "", lasted: len(d.StatedDurations) > 0, docTitle: docTitle(pg.ix), signals: r.signals, sections: d.Sections, events: d.Events,
 		text: strings.Join(texts[1:], "\n"), paras: paras, links: len(d.Links), statusLinks: statusIncidentLinks(pg), listPage: r.listPage,
 	})
 	return d
@@ -408,7 +408,9 @@ func incidentDay(env timeEnv, title string, blocks []block, slug string, publish
 		if len(candidates) >= 6 {
 			break
 		}
-		if b.kind != blockHeading {
+		// A byline dates the post, not the incident; a few words are a
+		// menu's or a login box's, not the lead.
+		if b.kind != blockHeading && !byline(b.text) && utf8.RuneCountInString(b.text) >= 40 {
 			candidates = append(candidates, b.text)
 		}
 	}
@@ -449,7 +451,7 @@ func incidentDay(env timeEnv, title string, blocks []block, slug string, publish
 			if back, ok := daysBack(c, post.Weekday()); ok {
 				t := post.AddDate(0, 0, -back)
 				env.date, env.year = t, t.Year()
-				return env, false
+				return env, true // the lead names the day ("yesterday afternoon")
 			}
 		}
 		env.date, env.year = *post, post.Year()

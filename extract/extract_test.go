@@ -326,6 +326,8 @@ func TestVerdictRulesByID(t *testing.T) {
 		{"a wiki page about the publisher's own systems", evidence{url: u("https://wikitech.example.org/wiki/Incidents/2024-05-01"), site: "Wikitech", title: "Incident report",
 			text: "The API at api.example.org returned errors from 02:37 UTC.\n" + long},
 			[]string{"docs-page"}, []string{"wiki-other"}},
+		{"a stated length of the impact", evidence{title: "The data centre", lasted: true, text: long},
+			[]string{"stated-length"}, nil},
 		{"a post on a status site", evidence{url: u("https://acmestatus.com/2001/02/07/mail/"), title: "Some hours later", text: "The mail server crashed and is running again."},
 			[]string{"status-site", "vocabulary", "cause-and-recovery"}, nil},
 		{"a status page vendor's docs are no status site", evidence{url: u("https://statuspage.example/docs/postmortems"), site: "StatusPage Docs", title: "Postmortems", text: long},

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 	"time"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/PuerkitoBio/goquery"
@@ -43,6 +44,12 @@ func readGeneric(pg *page, platform casefile.Platform) (reading, error) {
 		}
 		if !template && !tooBigForTrafilatura(pg.doc.Nodes[0]) {
 			root = trafilaturaRoot(pg, &r)
+			if root != nil && lostTheText(root, pg.doc.Nodes[0]) {
+				// go-trafilatura kept a line of a page whose text it
+				// dropped (a forum topic inside a form): the body
+				// without its chrome reads better.
+				root = nil
+			}
 		}
 	}
 	w := newWalker(pg.fetched)
@@ -143,6 +150,31 @@ func homeLinked(pg *page, text string) bool {
 		return !found
 	})
 	return found
+}
+
+// lostTheText reports whether the content go-trafilatura found holds less
+// than a tenth of the page's text outside its chrome, and under 200
+// characters.
+func lostTheText(content, doc *html.Node) bool {
+	got := letters(words(content, nil))
+	if got >= 200 {
+		return false
+	}
+	body := letters(words(doc, func(n *html.Node) bool {
+		return chrome(n) || n.DataAtom == atom.Script || n.DataAtom == atom.Style || n.DataAtom == atom.Head
+	}))
+	return body > 10*max(got, 50)
+}
+
+// letters counts the letters and digits of s.
+func letters(s string) int {
+	n := 0
+	for _, r := range s {
+		if unicode.IsLetter(r) || unicode.IsDigit(r) {
+			n++
+		}
+	}
+	return n
 }
 
 // titleBesideSite returns the post's title when go-trafilatura took the
@@ -458,8 +490,15 @@ func chrome(n *html.Node) bool {
 		return true
 	}
 	id := strings.ToLower(attr(n, "id") + " " + attr(n, "class"))
-	for _, k := range []string{"cookie", "footer", "navbar", "sidebar", "subscribe", "wm-ipp", "menu"} {
-		if strings.Contains(id, k) {
+	if strings.Contains(id, "wm-ipp") {
+		return true // the Wayback Machine's banner
+	}
+	// Whole words of the names: "site-footer", "cookieConsent",
+	// "dropmenu", not SMF's "footerfix" that wraps the whole page.
+	for _, w := range strings.FieldsFunc(id, func(r rune) bool { return r == ' ' || r == '-' || r == '_' }) {
+		switch {
+		case strings.HasPrefix(w, "cookie"), strings.HasPrefix(w, "subscribe"),
+			strings.HasSuffix(w, "footer"), strings.HasSuffix(w, "navbar"), strings.HasSuffix(w, "sidebar"), strings.HasSuffix(w, "menu"):
 			return true
 		}
 	}

@@ -3,6 +3,7 @@ package extract
 import (
 	"context"
 	"github.com/PuerkitoBio/goquery"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -805,5 +806,37 @@ func TestFixSeasonSlipsRereadsTheWrongSeasonsAbbreviation(t *testing.T) {
 	alone := fixSeasonSlips([]casefile.Event{{At: at("2018-07-17T18:45:00Z"), Stamp: "10:45 PST", Zone: "PST", ZoneWritten: true}})
 	if alone[0].At.Format(time.RFC3339) != "2018-07-17T18:45:00Z" {
 		t.Errorf("PST in July with no PDT on the page was reread: %v", alone[0].At)
+	}
+}
+
+func TestAForumTopicInsideAFormIsRead(t *testing.T) {
+	page := `<html><head><title>The Data Centre</title><meta property="article:published_time" content="2021-02-18T06:05:41Z"></head>
+<body id="chrome"><div id="footerfix">
+<div id="top_section"><ul><li>Welcome, Guest. Please login or register.</li></ul></div>
+<nav id="main_menu"><ul class="dropmenu"><li><a href="/index.php">Home</a></li><li><a href="/index.php?action=search">Search</a></li></ul></nav>
+<div id="content_section"><h2 class="display_title">The Data Centre</h2>
+<form action="/index.php?action=quickmod2" method="post" id="quickModForm"><div class="windowbg"><div class="post_wrapper">
+<div class="keyinfo"><div class="postinfo">« on: 18 Feb, 2021, 06:05:41 am »</div></div>
+<div class="post"><div class="inner">Yesterday afternoon this forum, the other websites at the hosting centre and email all went offline for a while.<br><br>
+The host says a network service restart produced ARP errors, and the fault was fixed after roughly 11 minutes of downtime. They regret that their actions let us down.<br><br>
+The change was meant to clear some harmless IPv6 errors and was judged too small to need a maintenance window. That judgement was wrong: for a short time a number of addresses could not be routed at all, so every site on those servers was unreachable until the service was restarted again.<br><br>
+Operational measures are already in place at the centre to reduce the risk of anything similar in future.</div></div>
+</div></div></form></div>
+<div id="footer"><ul><li>Powered by a forum engine</li></ul></div>
+</div></body></html>`
+	d, err := Page(context.Background(), casefile.Page{URL: "https://forum.example.com/index.php?topic=1808.msg8924", ContentType: "text/html", Body: []byte(page)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !d.Postmortem.IsPostmortem {
+		t.Errorf("verdict %+v, want a postmortem", d.Postmortem)
+	}
+	if d.StatedDay != "2021-02-17" {
+		t.Errorf("StatedDay = %q, want 2021-02-17 (yesterday, counted back from the post, not the post's byline)", d.StatedDay)
+	}
+	if !slices.ContainsFunc(d.Sections, func(s casefile.Section) bool {
+		return slices.ContainsFunc(s.Paragraphs, func(p string) bool { return strings.Contains(p, "ARP errors") })
+	}) {
+		t.Errorf("the post inside the form was not read: %+v", d.Sections)
 	}
 }

@@ -503,7 +503,7 @@ func sentenceEnd(text string, i int) int {
 
 var promise = normalize.MustPattern(`(?i)\b(?:update|updates|information|details|report|news)\s+(?:by|at|before|around|no later than|on or before)\s*$|\b(?:next update|update again|check back)\b[^.]{0,20}$|\b(?:every (?:day|night|morning|evening|hour)|daily|nightly|each (?:day|night))\s+(?:at\s+)?$|매일\s*(?:새벽|오전|오후|저녁|밤)?\s*$`)
 
-var bylineRe = normalize.MustPattern(`(?i)^(?:작성자|글쓴이|등록일|작성일|posted|published|written|updated|last updated)\b|^by\s+[^\d\s]|조회\s*:?\s*[\d,]+`)
+var bylineRe = normalize.MustPattern(`(?i)^(?:작성자|글쓴이|등록일|작성일|posted|published|written|updated|last updated)\b|^by\s+[^\d\s]|조회\s*:?\s*[\d,]+|^«?\s*(?:reply #\d+\s+)?on:\s`)
 
 // byline reports a short line naming the author or the posting date.
 func byline(text string) bool {

@@ -33,6 +33,7 @@ type evidence struct {
 	title    string
 	site     string   // the page's site name
 	dated    bool     // the page states a day (title, lead) or a length of the incident
+	lasted   bool     // the page states how long the impact lasted
 	docTitle string   // the <title> element, when the title came from elsewhere
 	signals  []signal // the platform reader's own, from structured fields
 	sections []casefile.Section
@@ -67,7 +68,7 @@ var (
 	titleOutage      = normalize.MustPattern(`(?i)\b(?:outages?|downtime|disruptions?|degraded (?:performance|service)|service (?:interruption|issues?)|partial outage|site (?:outage|down)|(?:was|is|went) down|(?:delivery|processing|email|mail) delays?|bounced (?:messages|mail|e-?mails?))\b|장애|障害|不具合|復旧`)
 	urlPostmortem    = normalize.MustPattern(`(?i)post-?mortem|incident|outage|downtime|disruption|retrospective|root-?cause|\brca\b|/message/`)
 	reBetween        = normalize.MustPattern(`(?i)\b(?:between|from)\b[^.\n]{0,40}?\d{1,2}(?::\d{2}|\s?[ap]\.?m\.?)[^.\n]{0,60}?\b(?:and|to|until|through)\b[^.\n]{0,40}?\d{1,2}(?::\d{2}|\s?[ap]\.?m\.?)`)
-	reApology        = normalize.MustPattern(`(?i)\b(?:we|I)(?: sincerely| deeply| truly| again)? apologi[sz]e|\b(?:we|I)(?: deeply| sincerely| truly)? regret\b|\bwe(?:'re| are|’re)(?: very| truly| deeply| so)? sorry\b|\bour apologies\b|\bapologi[sz]e for\b|\b(?:want|wish|would like|like) to apologi[sz]e\b|(?:^|[.!]\s+)sorry\b|\bsorry for\b|사과(?:드립니다|를 드립니다|드리며)|죄송합니다|불편을 드려|お詫び|申し訳`)
+	reApology        = normalize.MustPattern(`(?i)\b(?:we|I)(?: sincerely| deeply| truly| again)? apologi[sz]e|\b(?:we|I)(?: deeply| sincerely| truly)? regret\b|\bwe(?:'re| are|’re)(?: very| truly| deeply| so)? sorry\b|\bour apologies\b|\bapologi[sz]e for\b|\bregret (?:that|the|any|this)\b|\b(?:want|wish|would like|like) to apologi[sz]e\b|(?:^|[.!]\s+)sorry\b|\bsorry for\b|사과(?:드립니다|를 드립니다|드리며)|죄송합니다|불편을 드려|お詫び|申し訳`)
 	reIncidentWords  = normalize.MustPattern(`(?i)\b(?:outages?|incidents?|downtime|disruptions?|degrad(?:ed|ation)|unavailab(?:le|ility)|errors?|failures?|failed|failing|broke|broken|went down|rolled back|reverted|delayed|delays|held up|crash(?:es|ed|ing)?|out of service|faulty|misbehav\w*|trouble|problems?|offline|not working|unreachable|(?:is|was|were|are|been) down)\b|장애|중단|오류|지연|障害|不具合|停止|エラー|遅延|つながりにくい`)
 	reCause          = normalize.MustPattern(`(?i)\broot cause\b|\bwhat went wrong\b|\bcaused by\b|\bthe cause (?:was|of)\b|\b(?:was|were) due to\b|\btriggered by\b|\bwe (?:found|identified|determined|traced|discovered)\b|\bturned out\b|\binvestigation (?:found|showed|revealed|determined)\b|\bthe (?:real|underlying|actual) (?:cause|problem|issue)\b|\bbecause (?:of )?(?:a|an|the|our)\b|원인|原因`)
 	reRecovery       = normalize.MustPattern(`(?i)\b(?:restored|recovered|resolved|mitigated|fixed)\b|\bback (?:up|online|to normal)\b|\b(?:came|comes|is|was|are|were) back\b|\b(?:working|available|operational|up) again\b|\b(?:running|flowing|responding|serving|loading)(?: normally)? again\b|\bnormally again\b|\bagain from then\b|\breturned to normal\b|\brolled? (?:it )?back\b|\brollback\b|\breverted\b|\brestore from\b|복구|정상화|해결|復旧|回復|解消`)
@@ -201,6 +202,12 @@ var verdictRules = []verdictRule{
 		// happening again? …").
 		if n := countLines(v.text, postmortemQuestionRe); n >= 2 {
 			return 1, strconv.Itoa(n) + " paragraphs that open with a postmortem's questions"
+		}
+		return 0, ""
+	}},
+	{"stated-length", "", func(v *verdictInput) (float64, string) {
+		if v.lasted {
+			return 0.5, "a stated length of the impact"
 		}
 		return 0, ""
 	}},

@@ -595,6 +595,9 @@ func hostListMatch(host, path string, list []string) bool {
 	return false
 }
 
+// forumTopicRe is a forum engine's topic address.
+var forumTopicRe = regexp.MustCompile(`[?&;](?:topic|showtopic|t)=\d|/viewtopic\.php|/showthread\.php|/showtopic\.php`)
+
 // mailArchivePath is the address of a message in a mailing list's archive
 // (MHonArc, Pipermail, Mailman).
 var mailArchivePath = regexp.MustCompile(`/(?:pipermail|mailman|hyperkitty|archives?/(?:html|list))/|/(?:msg|digest)\d+\.html?$|/\d{4}-\w+/\d+\.html?$`)
@@ -641,6 +644,10 @@ func SourceKind(host string, platform casefile.Platform) string {
 		return "official-status"
 	case strings.HasPrefix(h, "community.") || strings.HasPrefix(h, "forum.") || strings.HasPrefix(h, "forums.") ||
 		strings.HasPrefix(h, "discuss.") || strings.HasPrefix(h, "discourse.") || strings.HasPrefix(h, "lists."):
+		return "forum"
+	case forumTopicRe.MatchString(strings.ToLower(host)):
+		// A forum engine's topic (SMF's index.php?topic=, phpBB's
+		// viewtopic.php, vBulletin's showthread.php).
 		return "forum"
 	case mailArchivePath.MatchString(lp):
 		// A mailing list's archive (MHonArc, Pipermail, Mailman): the list is

@@ -128,6 +128,7 @@ func TestSourceKind(t *testing.T) {
 		{"a mailing-list archive message", "https://mail.example.com/example-announce/msg00008.html", "", "forum"},
 		{"a Pipermail archive", "https://example.org/pipermail/users/2019-May/000123.html", "", "forum"},
 		{"a list's digest in its archive", "http://www.example.org/Archives/users/2000/December/digest1706.html", "", "forum"},
+		{"a forum engine's topic", "https://forum.example.com/index.php?topic=1808.msg8924", "", "forum"},
 		{"a status template without a reader", "https://example-status.com/incident.php?id=1", "status-updates", "official-status"},
 		{"the GCP status template", "status.cloud.google.com", "gcp-status-old", "official-status"},
 		{"a status host without a template", "https://status.heroku.com/incidents/151", "", "official-status"},
