@@ -840,3 +840,23 @@ Operational measures are already in place at the centre to reduce the risk of an
 		t.Errorf("the post inside the form was not read: %+v", d.Sections)
 	}
 }
+
+func TestStatuspageUpdatesWithoutLabelsAreNotAnOpenIncident(t *testing.T) {
+	row := func(body, date, clock string) string {
+		return `<div class="row update-row"><div class="update-title"></div><div class="update-container"><div class="update-body"><span class="whitespace-pre-wrap">` + body + `</span></div>
+<div class="update-timestamp">Posted <span class="ago"></span>Jan <var data-var="date">` + date + `</var>, <var data-var="year">2021</var> - <var data-var="time">` + clock + `</var> CET</div></div></div>`
+	}
+	page := `<div class="incident-name">Database outage</div><div class="incident-updates-container">` +
+		row("The database pair is healthy again and every service has been working normally since 07:37 CET.", "13", "08:10") +
+		row("A failed patch left our database pair unavailable from 03:06 CET; we are restoring it.", "13", "04:02") + `</div>`
+	d, err := Page(context.Background(), casefile.Page{URL: "https://status.example.com/incidents/abcdefghijkl", ContentType: "text/html", Body: []byte(page),
+		FetchedAt: time.Date(2021, 2, 1, 8, 0, 0, 0, time.UTC)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, why := range d.Postmortem.Reasons {
+		if strings.Contains(why, "still open") {
+			t.Errorf("updates without labels read as an open incident: %q", why)
+		}
+	}
+}

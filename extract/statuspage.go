@@ -474,7 +474,9 @@ func statusSignals(r *reading, updates []spRow, inc *spIncident, tr statusTrail)
 		r.signals = append(r.signals, signal{3, name + " postmortem"})
 	case tr.maintenance:
 		r.signals = append(r.signals, signal{-4, name + " scheduled maintenance"})
-	case !tr.resolved && len(updates) > 0:
+	case !tr.resolved && len(updates) > 0 && updates[0].status != "":
+		// An update without its label (a stored copy that lost it) says
+		// nothing about whether the incident is open.
 		r.signals = append(r.signals, signal{-3, name + " incident still open: " + updates[0].status})
 	case tr.hasWriteUp:
 		r.signals = append(r.signals, signal{2, name + " resolved incident with a write-up in an update"})
