@@ -629,7 +629,7 @@ func (p *stampParser) dateAfterClock(i int) (tsDate, int, bool) {
 	v, n, e := p.digits(j)
 	if oe := p.ordinal(e); n >= 1 && n <= 2 && v >= 1 && v <= 31 && oe > e && !p.ctx.Date.IsZero() {
 		if w, _ := p.word(p.ws(oe, false)); !strings.EqualFold(w, "of") {
-			return tsDate{m: int(p.ctx.Date.Month()), d: v}, oe, true
+			return tsDate{y: p.ctx.Date.Year(), m: int(p.ctx.Date.Month()), d: v}, oe, true
 		}
 	}
 	return tsDate{}, i, false
@@ -748,6 +748,14 @@ func (p *stampParser) dateBare(i int) (tsDate, int, bool) {
 	case n == 1 || n == 2:
 		if p.has(e, "월") {
 			return p.dateKorean(0, i)
+		}
+		if p.has(e, "일") && !p.has(e+len("일"), "간") && v >= 1 && v <= 31 && !p.ctx.Date.IsZero() {
+			// "25일 오전 11시 16분": a day of the month in force (not
+			// "3일간", three days).
+			k := p.ws(e+len("일"), false)
+			if p.has(k, "오전") || p.has(k, "오후") || tsDigit(p.at(k)) {
+				return tsDate{y: p.ctx.Date.Year(), m: int(p.ctx.Date.Month()), d: v}, e + len("일"), true
+			}
 		}
 		if d, de, ok := p.dateSlashed(v, e); ok {
 			return d, de, true
@@ -1257,7 +1265,7 @@ func (p *stampParser) resolve(pt tsPoint, addDays int) tsResolved {
 	switch {
 	case pt.hasDate:
 		y, m, d = pt.date.y, pt.date.m, pt.date.d
-		if !pt.date.yearWritten {
+		if !pt.date.yearWritten && y == 0 {
 			y, r.dateKnown = p.inferYear(m, d)
 		}
 	case !p.ctx.Date.IsZero():

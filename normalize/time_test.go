@@ -218,6 +218,8 @@ func TestScanTimesReadsKorean(t *testing.T) {
 		want []tsGot
 	}{{"a space before the unit and 경 after it", "2015-05-09 오후 10 시경 ~ 2015-05-10 오후 8 시 (KST 기준)",
 		[]tsGot{{Text: "2015-05-09 오후 10 시경 ~ 2015-05-10 오후 8 시", At: "2015-05-09T22:00:00Z", Until: "2015-05-10T20:00:00Z", HasClock: true, DateWritten: true, DateKnown: true}}},
+		{"a day of the month in force (25일)", "교체 작업이 시작된 25일 오전 11시 16분께부터",
+			[]tsGot{{Text: "25일 오전 11시 16분", At: "2018-07-25T11:16:00Z", HasClock: true, DateWritten: true, DateKnown: true}}},
 		{"hours as a duration stay a duration", "장애는 대략 22 ~ 24 시간 동안 이어졌습니다", nil},
 
 		{"오후 adds twelve hours and the zone is in parentheses", "2018년 7월 17일 오후 3시 17분 (KST) 에 시작했다",

@@ -205,9 +205,14 @@ func atIf(ok func(c *tlContext, e *tlEvent) bool) func(c *tlContext, e *tlEvent)
 // isImpactRange reports whether an event is a range of impact ("between X
 // and Y" the errors …), not a range about applying a fix or a status post.
 func isImpactRange(e *tlEvent) bool {
-	return e.End != nil && e.End.After(e.At) && !e.post &&
+	return e.End != nil && e.End.After(e.At) && !e.post && !plannedRangeRe.MatchString(e.clause) &&
 		(tlImpactRe.MatchString(e.Text) || !tlRemedyRe.MatchString(e.Text))
 }
+
+// plannedRangeRe is a range that was planned, not suffered: the window a
+// change was approved or scheduled for ("승인해 두었다", "was scheduled
+// between 01:00 and 06:00").
+var plannedRangeRe = MustPattern(`(?i)\b(?:scheduled|planned|approved|booked)\b|\bmaintenance window\b|승인|예정된|계획된|予定`)
 
 // marksImpact reports whether an event marks impact (or its detection) at a
 // time not introduced as an end ("until", "by").

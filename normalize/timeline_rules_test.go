@@ -394,6 +394,17 @@ func TestTimelineRuleIDs(t *testing.T) {
 			want: ids{RuleStartNone, RuleDetectedNone, RuleResolvedNone, RuleResolvedAfterNone},
 		},
 		{
+			name: "a window a change was approved for is no impact range",
+			events: func(t *testing.T) []casefile.Event {
+				return []casefile.Event{
+					ev(t, "2021-10-25T02:16:00Z", "25일 오전 11시 16분", "교체 작업이 시작된 25일 오전 11시 16분께부터 서비스가 멈췄다.", sum),
+					until(t, ev(t, "2021-10-25T16:00:00Z", "26일 오전 1시부터 6시", "원래 협력 업체가 26일 오전 1시부터 6시 사이에 장비 교체를 하도록 승인해 두었다.", sum), "2021-10-25T21:00:00Z"),
+					ev(t, "2021-10-25T03:45:00Z", "낮 12시 45분", "낮 12시 45분까지 89분 동안 전국의 서비스가 멈췄다가 복구됐다.", sum),
+				}
+			},
+			want: ids{RuleStartExplicit, RuleDetectedNone, RuleResolvedEvent, RuleResolvedAfterComputed},
+		},
+		{
 			name: "a service that came back ends the incident",
 			events: func(t *testing.T) []casefile.Event {
 				return []casefile.Event{
