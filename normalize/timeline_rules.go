@@ -205,9 +205,13 @@ func atIf(ok func(c *tlContext, e *tlEvent) bool) func(c *tlContext, e *tlEvent)
 // isImpactRange reports whether an event is a range of impact ("between X
 // and Y" the errors …), not a range about applying a fix or a status post.
 func isImpactRange(e *tlEvent) bool {
-	return e.End != nil && e.End.After(e.At) && !e.post && !plannedRangeRe.MatchString(e.clause) &&
+	return e.End != nil && e.End.After(e.At) && !e.post && !plannedRangeRe.MatchString(e.clause) && !dataWindowRe.MatchString(e.sentence) &&
 		(tlImpactRe.MatchString(e.Text) || !tlRemedyRe.MatchString(e.Text))
 }
+
+// dataWindowRe is a range of the data an incident lost, not of the impact:
+// "every score added on 17 October between 15:47 and 23:21".
+var dataWindowRe = MustPattern(`(?i)\b(?:created|added|written|entered|submitted|saved|uploaded|made|received) (?:on|between|from|during|in)\b|\b(?:data|records?|writes|changes|messages|emails?) (?:written|created|sent|made|received) (?:between|from|during)\b`)
 
 // plannedRangeRe is a range that was planned, not suffered: the window a
 // change was approved or scheduled for ("승인해 두었다", "was scheduled

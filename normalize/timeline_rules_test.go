@@ -405,6 +405,17 @@ func TestTimelineRuleIDs(t *testing.T) {
 			want: ids{RuleStartExplicit, RuleDetectedNone, RuleResolvedEvent, RuleResolvedAfterComputed},
 		},
 		{
+			name: "the window of the data an incident lost is no impact range",
+			events: func(t *testing.T) []casefile.Event {
+				return []casefile.Event{
+					ev(t, "2020-10-17T21:45:00Z", "10:45pm CET", "Tonight at roughly 10:45pm CET we wiped the production database by accident and the site went down.", sum),
+					ev(t, "2020-10-17T22:15:00Z", "11:15pm CET", "At about 11:15pm CET we were back online.", sum),
+					until(t, ev(t, "2020-10-17T14:47:00Z", "between 15:47 CET and 23:21 CET", "Every score added on 17 October between 15:47 CET and 23:21 CET is lost.", sum), "2020-10-17T22:21:00Z"),
+				}
+			},
+			want: ids{RuleStartExplicit, RuleDetectedNone, RuleResolvedEvent, RuleResolvedAfterComputed},
+		},
+		{
 			name: "a service that came back ends the incident",
 			events: func(t *testing.T) []casefile.Event {
 				return []casefile.Event{
