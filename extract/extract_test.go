@@ -290,6 +290,8 @@ func TestVerdictRulesByID(t *testing.T) {
 			[]string{"sample"}, nil},
 		{"a docs page titled only Incidents", evidence{title: "Incidents", text: long},
 			[]string{"list-title"}, nil},
+		{"a status page's list of previous incidents", evidence{title: "Previous incidents", text: long},
+			[]string{"list-title"}, nil},
 		{"a zoned time that tells the impact", evidence{title: "another network outage", text: long, events: []casefile.Event{{Zone: "MDT", Text: "At 11:13 MDT this morning the utility lost its feed into the campus."}}},
 			[]string{"zoned-impact"}, nil},
 		{"a time of the impact on a day the text names, without a zone", evidence{title: "Update on today's issue", text: long, events: []casefile.Event{{Text: "Our trading platform lost its connectivity today at around 10.15 am."}}},

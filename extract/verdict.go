@@ -77,7 +77,7 @@ var (
 	titleAnnounce    = normalize.MustPattern(`(?i)^(?:introducing|announcing|meet)\b|\bnow (?:generally )?available\b|\bgenerally available\b|\brelease notes\b|\bwhat'?s new\b|\bnew features?\b|\blaunch(?:es|ed|ing)?\b|\bwebinar\b|\bpricing\b|\bchangelog\b|출시|신규 기능`)
 	titleGuide       = normalize.MustPattern(`(?i)^(?:examples?|samples?)\b|\btemplates?\b|\bhow to\b|\bbest practices?\b|\bguide\b|\bchecklist\b|\btutorial\b|\bplaybook\b|\brunbook\b|\bexamples? of\b|\bwriting (?:a |good |better |effective )?post-?mortems?\b|\bpost-?mortem (?:culture|process|meetings?|docs?|documents?)\b|\bblameless\b|\bawesome\b|\bcollection of\b|\blist of\b|작성법|가이드|템플릿`)
 	issueTrackerPath = normalize.MustPattern(`/(?:-/)?issues/\d+(?:/|$)`)
-	titleList        = normalize.MustPattern(`(?i)\b(?:incident|status) history\b|^(?:incidents|post-?mortems|outages|incident reports)$|\barchives?\b|^tag:|^category:|^posts? tagged\b|^tagged\b|\bpage \d+\b|\ball posts\b`)
+	titleList        = normalize.MustPattern(`(?i)\b(?:incident|status) history\b|^(?:(?:previous|past|recent|all|resolved|earlier)\s+)?(?:incidents|post-?mortems|outages|incident reports)$|\barchives?\b|^tag:|^category:|^posts? tagged\b|^tagged\b|\bpage \d+\b|\ball posts\b`)
 	titleDigest      = normalize.MustPattern(`(?i)\b(?:digest|newsletter|round-?up|this week in|weekly (?:links|reading|review))\b|\bissue (?:no\.? ?)?#?\d+\b`)
 	titleJunk        = normalize.MustPattern(`(?i)^test(?:ing)? incident\b|^テスト|^(?:redirecting|just a moment|attention required|access denied|403 forbidden|404\b|page not found|not found|error\b|captcha|are you a robot|wayback machine|loading|sign in|log in|please wait|checking your browser|security check|blocked)|\bwayback machine\b|\bpage not found\b`)
 )
