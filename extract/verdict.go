@@ -322,6 +322,14 @@ var verdictRules = []verdictRule{
 		}
 		return 0, ""
 	}},
+	{"demo", "", func(v *verdictInput) (float64, string) {
+		// A product's demo ("Syncally Demo", /demo/meetings/7): its
+		// incident is made up to show the product.
+		if v.url != nil && demoPathRe.MatchString(v.url.Path) || demoTitleRe.MatchString(v.title) {
+			return -6, "a product demo"
+		}
+		return 0, ""
+	}},
 	{"example-labels", "", func(v *verdictInput) (float64, string) {
 		if n := countLines(v.lower, exampleLabelRe); n >= 2 {
 			return -4, strconv.Itoa(n) + " lines that label what follows as an example: a how-to"
@@ -395,6 +403,9 @@ var (
 	wikiSiteRe = regexp.MustCompile(`(?i)\bwiki\b|-wiki\b|\bwiki-|/wiki/|\bknowledge ?base\b|/kb/|/docs?/|\bdocs\.|/library/|/handbook/`)
 	// hostNameRe is a host name written in the text (api.acme.io).
 	hostNameRe = regexp.MustCompile(`\b(?:[a-z0-9-]+\.)+(?:com|io|net|org|dev|app|cloud|co)\b`)
+	// demoPathRe and demoTitleRe are a product demo's address and title.
+	demoPathRe  = regexp.MustCompile(`(?i)(?:^|/)(?:demo|demos|sandbox|playground)(?:/|$)`)
+	demoTitleRe = regexp.MustCompile(`(?i)^(?:demo\b|\S+(?: \S+)? demo$)`)
 	// statusSiteRe is a site name that says it is a status site.
 	statusSiteRe = regexp.MustCompile(`(?i)\bstatus(?: page| site)?$`)
 
