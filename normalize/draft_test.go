@@ -1277,6 +1277,8 @@ func TestIsResolutionReadsAnImpactThatContinuedUntilAnEnd(t *testing.T) {
 		{"the failures lasted until 06:40", true},
 		{"errors continued while we restored most regions by 06:40", false},
 		{"we continued to see errors until 06:40 in some regions", false},
+		{"Azure said service to the UK region came back at about 10:00 PM", true},
+		{"the degradation in two regions was mitigated by 7:50 PM; the UK region, however, stayed down", false},
 	}
 	for _, tt := range tests {
 		if got := isResolution(tt.clause); got != tt.want {
