@@ -208,6 +208,9 @@ type tsDate struct {
 	y, m, d     int
 	yearWritten bool
 	iso         bool // YYYY-MM-DD, which may be followed by T and a clock
+	// dayOnly is a day of the month in force ("25일"), a date only with
+	// the clock that follows it.
+	dayOnly bool
 }
 
 // tsClock is a time of day as written.
@@ -528,6 +531,9 @@ func (p *stampParser) point(i int) (tsPoint, bool) {
 				}
 			}
 		}
+		if d.dayOnly && !pt.hasClock {
+			return tsPoint{}, false
+		}
 		return pt, true
 	}
 	c, ce, ok := p.clock(i)
@@ -752,9 +758,8 @@ func (p *stampParser) dateBare(i int) (tsDate, int, bool) {
 		if p.has(e, "일") && !p.has(e+len("일"), "간") && v >= 1 && v <= 31 && !p.ctx.Date.IsZero() {
 			// "25일 오전 11시 16분": a day of the month in force (not
 			// "3일간", three days).
-			k := p.ws(e+len("일"), false)
-			if p.has(k, "오전") || p.has(k, "오후") || tsDigit(p.at(k)) {
-				return tsDate{y: p.ctx.Date.Year(), m: int(p.ctx.Date.Month()), d: v}, e + len("일"), true
+			if _, _, ok := p.clock(p.ws(e+len("일"), false)); ok {
+				return tsDate{y: p.ctx.Date.Year(), m: int(p.ctx.Date.Month()), d: v, dayOnly: true}, e + len("일"), true
 			}
 		}
 		if d, de, ok := p.dateSlashed(v, e); ok {
