@@ -193,6 +193,8 @@ func TestReviewInTheBrowser(t *testing.T) {
 		chromedp.SendKeys(chromedp.CSS("#reason"), "the same incident as "+id),
 		pressEnter(),
 		waitFor(`document.getElementById("status").textContent === "rejected"`),
+		// The page draws the reason after the status: wait for it too.
+		waitFor(`document.getElementById("reject-reason") !== null`),
 	)
 	if err != nil {
 		t.Fatalf("reject: %v", err)
