@@ -322,6 +322,22 @@ var verdictRules = []verdictRule{
 		}
 		return 0, ""
 	}},
+	{"tracker", "", func(v *verdictInput) (float64, string) {
+		// An outage tracker's page about another organisation: the title
+		// opens with its name ("Mailgun outage on April 15") and the address
+		// files the page under it (/outage/mailgun/2026-04-15).
+		m := trackerTitleRe.FindStringSubmatch(v.title)
+		if m == nil || v.url == nil || v.owns(m[1]) {
+			return 0, ""
+		}
+		name := strings.ToLower(strings.ReplaceAll(m[1], " ", "-"))
+		for _, seg := range strings.Split(strings.ToLower(v.url.Path), "/") {
+			if seg == name {
+				return -6, "an outage tracker's page about " + m[1] + ", not the publisher's own"
+			}
+		}
+		return 0, ""
+	}},
 	{"demo", "", func(v *verdictInput) (float64, string) {
 		// A product's demo ("Syncally Demo", /demo/meetings/7): its
 		// incident is made up to show the product.
@@ -403,6 +419,8 @@ var (
 	wikiSiteRe = regexp.MustCompile(`(?i)\bwiki\b|-wiki\b|\bwiki-|/wiki/|\bknowledge ?base\b|/kb/|/docs?/|\bdocs\.|/library/|/handbook/`)
 	// hostNameRe is a host name written in the text (api.acme.io).
 	hostNameRe = regexp.MustCompile(`\b(?:[a-z0-9-]+\.)+(?:com|io|net|org|dev|app|cloud|co)\b`)
+	// trackerTitleRe is a title that opens with an organisation's outage.
+	trackerTitleRe = regexp.MustCompile(`^(\S+(?: \S+)?) (?:outage|incident|downtime|is down|status)\b`)
 	// demoPathRe and demoTitleRe are a product demo's address and title.
 	demoPathRe  = regexp.MustCompile(`(?i)(?:^|/)(?:demo|demos|sandbox|playground)(?:/|$)`)
 	demoTitleRe = regexp.MustCompile(`(?i)^(?:demo\b|\S+(?: \S+)? demo$)`)
