@@ -48,6 +48,7 @@ func TestClassifyMapsHeadingsToKinds(t *testing.T) {
 		{"DETAILED DESCRIPTION OF IMPACT", casefile.SectionImpact},
 		{"Lessons learned", casefile.SectionLessons},
 		{"Actions", casefile.SectionActionItems},
+		{"Actions Taken", casefile.SectionActionItems},
 		{"5. Next actions", casefile.SectionActionItems},
 		{"Transactions", casefile.SectionOther},
 		{"What went well", casefile.SectionLessons},
