@@ -260,9 +260,19 @@ func TestArchiveCrashMidCaptureResumesWithoutASecondCaptureRequest(t *testing.T)
 		// answer (the job id) is never stored.
 		a := archiveWorker(t, ns, st, wb, fastLimits, cfg)
 		ctx, kill := context.WithCancel(context.Background())
-		fake.OnSubmit(func(string) { kill() })
+		aEnded := make(chan struct{})
+		fake.OnSubmit(func(string) {
+			// The answer is held back until A is gone, so that A never
+			// reads it (else a fast A could store the job id before it
+			// notices its end).
+			kill()
+			select {
+			case <-aEnded:
+			case <-time.After(5 * time.Second):
+			}
+		})
 		doneA := make(chan error, 1)
-		go func() { doneA <- a.Run(ctx) }()
+		go func() { doneA <- a.Run(ctx); close(aEnded) }()
 		<-ctx.Done()
 		<-doneA
 		fake.OnSubmit(nil)
