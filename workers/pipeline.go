@@ -470,16 +470,7 @@ func (p *Pipeline) pull(ctx context.Context, stream, name string, slots, group i
 		case <-ctx.Done():
 			return nil
 		}
-		n := 1
-	more:
-		for n < places {
-			select {
-			case <-free:
-				n++
-			default:
-				break more
-			}
-		}
+		n := 1 + takeFree(free, places-1)
 		pctx, cancel := context.WithTimeout(ctx, pullWait)
 		batch, err := cons.Fetch(n, jetstream.FetchContext(pctx))
 		if err != nil {
@@ -501,52 +492,8 @@ func (p *Pipeline) pull(ctx context.Context, stream, name string, slots, group i
 		got := 0
 		msgs := batch.Messages()
 		for msg := range msgs {
-			// A group is the message that arrived and those that arrived
-			// while it waited for a free call of run.
 			busy <- struct{}{}
-			g := []jetstream.Msg{msg}
-			var lingered <-chan time.Time
-			var lingerTimer *time.Timer
-			if linger > 0 && group > 1 {
-				select {
-				case <-p.fetchIdle: // stale
-				default:
-				}
-				if p.drafting.Load() > 0 {
-					lingerTimer = time.NewTimer(linger)
-					lingered = lingerTimer.C
-				}
-			}
-		gather:
-			for len(g) < group {
-				select {
-				case m, ok := <-msgs:
-					if !ok {
-						break gather
-					}
-					g = append(g, m)
-				default:
-					if lingered == nil {
-						break gather
-					}
-					select {
-					case m, ok := <-msgs:
-						if !ok {
-							break gather
-						}
-						g = append(g, m)
-					case <-lingered:
-						break gather
-					case <-p.fetchIdle:
-						break gather
-					case <-ctx.Done():
-						break gather
-					}
-				}
-			}
-			if lingerTimer != nil {
-				lingerTimer.Stop()
-			}
+			g := p.gatherGroup(ctx, msgs, msg, group, linger)
 			got += len(g)
 			wg.Add(1)
 			go func() {
@@ -571,6 +518,69 @@ func (p *Pipeline) pull(ctx context.Context, stream, name string, slots, group i
 			}
 		}
 	}
+}
+
+// takeFree takes up to most more free places without waiting and returns
+// how many it took.
+func takeFree(free chan struct{}, most int) int {
+	n := 0
+	for n < most {
+		select {
+		case <-free:
+			n++
+		default:
+			return n
+		}
+	}
+	return n
+}
+
+// gatherGroup is the group of pull's run call: first, the message that
+// arrived, and those that arrived while it waited for a free call of run,
+// up to group; with linger, while fetch workers are still drafting, it
+// waits that long for more.
+func (p *Pipeline) gatherGroup(ctx context.Context, msgs <-chan jetstream.Msg, first jetstream.Msg, group int, linger time.Duration) []jetstream.Msg {
+	g := []jetstream.Msg{first}
+	var lingered <-chan time.Time
+	if linger > 0 && group > 1 {
+		select {
+		case <-p.fetchIdle: // stale
+		default:
+		}
+		if p.drafting.Load() > 0 {
+			t := time.NewTimer(linger)
+			defer t.Stop()
+			lingered = t.C
+		}
+	}
+	for len(g) < group {
+		select {
+		case m, ok := <-msgs:
+			if !ok {
+				return g
+			}
+			g = append(g, m)
+			continue
+		default:
+		}
+		if lingered == nil {
+			return g
+		}
+		select {
+		case m, ok := <-msgs:
+			if !ok {
+				return g
+			}
+			g = append(g, m)
+		case <-lingered:
+			return g
+		case <-p.fetchIdle:
+			return g
+		case <-ctx.Done():
+			return g
+		}
+	}
+	return g
 }
 
 // pullWait is how long an idle slot's pull request waits for a job.

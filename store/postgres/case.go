@@ -89,6 +89,26 @@ type draftSource struct {
 // drafts are applied in order, so a second draft of a source in the batch
 // sees the first.
 func saveDrafts(ctx context.Context, tx pgx.Tx, drafts []casefile.DraftToSave, encoded []bool, evidence, timeline [][]byte, now time.Time, out []casefile.DraftSaved) error {
+	bySub, err := lockDraftSources(ctx, tx, drafts)
+	if err != nil {
+		return err
+	}
+	numbers, err := newCaseNumbers(ctx, tx, drafts, bySub)
+	if err != nil {
+		return err
+	}
+	w := &draftWrites{batch: &pgx.Batch{}, numbers: numbers}
+	for i, d := range drafts {
+		if err := w.add(d, bySub[d.SubmissionID], encoded[i], evidence[i], timeline[i], now, &out[i]); err != nil {
+			return err
+		}
+	}
+	return w.send(ctx, tx, now)
+}
+
+// lockDraftSources locks the sources of the drafts' submissions (in id
+// order) and reads their cases, in one batch: the sources by submission.
+func lockDraftSources(ctx context.Context, tx pgx.Tx, drafts []casefile.DraftToSave) (map[int64]*draftSource, error) {
 	ids := make([]int64, len(drafts))
 	for i, d := range drafts {
 		ids[i] = d.SubmissionID
@@ -111,7 +131,7 @@ func saveDrafts(ctx context.Context, tx pgx.Tx, drafts []casefile.DraftToSave, e
 	rows, err := br.Query()
 	if err != nil {
 		br.Close()
-		return err
+		return nil, err
 	}
 	for rows.Next() {
 		var sub int64
@@ -119,7 +139,7 @@ func saveDrafts(ctx context.Context, tx pgx.Tx, drafts []casefile.DraftToSave, e
 		if err := rows.Scan(&sub, &src.id, &src.url, &src.archived); err != nil {
 			rows.Close()
 			br.Close()
-			return err
+			return nil, err
 		}
 		if have := bySource[src.id]; have != nil {
 			src = have
@@ -129,12 +149,12 @@ func saveDrafts(ctx context.Context, tx pgx.Tx, drafts []casefile.DraftToSave, e
 	rows.Close()
 	if err := rows.Err(); err != nil {
 		br.Close()
-		return err
+		return nil, err
 	}
 	rows, err = br.Query()
 	if err != nil {
 		br.Close()
-		return err
+		return nil, err
 	}
 	for rows.Next() {
 		var sourceID int64
@@ -142,7 +162,7 @@ func saveDrafts(ctx context.Context, tx pgx.Tx, drafts []casefile.DraftToSave, e
 		if err := rows.Scan(&sourceID, &c.caseRow, &c.caseID, &c.status, &c.version, &c.curBody, &c.curEvidence, &c.curTimeline, &c.edited); err != nil {
 			rows.Close()
 			br.Close()
-			return err
+			return nil, err
 		}
 		if src := bySource[sourceID]; src != nil {
 			src.caseRow, src.caseID, src.status, src.version, src.edited = c.caseRow, c.caseID, c.status, c.version, c.edited
@@ -152,13 +172,18 @@ func saveDrafts(ctx context.Context, tx pgx.Tx, drafts []casefile.DraftToSave, e
 	rows.Close()
 	if err := rows.Err(); err != nil {
 		br.Close()
-		return err
+		return nil, err
 	}
 	if err := br.Close(); err != nil {
-		return err
+		return nil, err
 	}
+	return bySub, nil
 
-	// Case numbers for the sources that get their first case here.
+}
+
+// newCaseNumbers reads, in one query, the case numbers of the sources
+// that get their first case in this batch, in ascending order.
+func newCaseNumbers(ctx context.Context, tx pgx.Tx, drafts []casefile.DraftToSave, bySub map[int64]*draftSource) ([]int64, error) {
 	newCases := 0
 	counted := map[int64]bool{}
 	for _, d := range drafts {
@@ -167,116 +192,132 @@ func saveDrafts(ctx context.Context, tx pgx.Tx, drafts []casefile.DraftToSave, e
 			newCases++
 		}
 	}
-	var numbers []int64
-	if newCases > 0 {
-		rows, err := tx.Query(ctx, `SELECT nextval('case_number_seq') FROM generate_series(1, $1)`, newCases)
-		if err != nil {
-			return err
-		}
-		numbers, err = pgx.CollectRows(rows, pgx.RowTo[int64])
-		if err != nil {
-			return err
-		}
-		slices.Sort(numbers)
+	if newCases == 0 {
+		return nil, nil
 	}
+	rows, err := tx.Query(ctx, `SELECT nextval('case_number_seq') FROM generate_series(1, $1)`, newCases)
+	if err != nil {
+		return nil, err
+	}
+	numbers, err := pgx.CollectRows(rows, pgx.RowTo[int64])
+	if err != nil {
+		return nil, err
+	}
+	slices.Sort(numbers)
+	return numbers, nil
 
-	write := &pgx.Batch{}
-	var inserts []int // queued statement index → draft, for the inserts that must touch a row
-	queued := 0
-	var notes []draftNote
-	for i, d := range drafts {
-		src := bySub[d.SubmissionID]
-		if src == nil {
-			out[i] = casefile.DraftSaved{Err: fmt.Errorf("save draft of submission %d: %w", d.SubmissionID,
-				casefile.Errorf(casefile.ErrNotFound, "submission %d not found", d.SubmissionID))}
-			continue
+}
+
+// draftWrites is the write batch of saveDrafts: its statements, which of
+// them are inserts that must touch a row, the drafted notes still to queue,
+// and the case numbers left for new cases.
+type draftWrites struct {
+	batch   *pgx.Batch
+	queued  int
+	inserts []int // queued statement index of each insert that must touch a row
+	notes   []draftNote
+	numbers []int64
+}
+
+// add queues the statements of one draft of the source src (nil: the
+// submission is unknown) and fills saved.
+func (w *draftWrites) add(d casefile.DraftToSave, src *draftSource, encoded bool, evidence, timeline []byte, now time.Time, saved *casefile.DraftSaved) error {
+	if src == nil {
+		*saved = casefile.DraftSaved{Err: fmt.Errorf("save draft of submission %d: %w", d.SubmissionID,
+			casefile.Errorf(casefile.ErrNotFound, "submission %d not found", d.SubmissionID))}
+		return nil
+	}
+	res := &saved.SaveResult
+	res.CaseID = src.caseID
+	c := d.Draft.Case
+	queueNotes := func() { w.notes = append(w.notes, draftNote{d.SubmissionID, src.id, store.SourceKind(c, src.url)}) }
+	// A reviewed case, and a draft a reviewer edited, stay as the
+	// reviewer left them.
+	if src.caseRow != 0 && (casefile.CaseStatus(src.status) != casefile.CaseDraft || src.edited) {
+		res.Kept = true
+		queueNotes()
+		return nil
+	}
+	if src.archived == "" {
+		if a := store.DraftArchived(c, src.url); a != "" {
+			src.archived = a
+			w.batch.Queue(`UPDATE sources SET archived = $2, archive_state = 'archived' WHERE id = $1`, src.id, a)
+			w.queued++
 		}
-		res := &out[i].SaveResult
-		res.CaseID = src.caseID
-		c := d.Draft.Case
-		queueNotes := func() { notes = append(notes, draftNote{d.SubmissionID, src.id, store.SourceKind(c, src.url)}) }
-		// A reviewed case, and a draft a reviewer edited, stay as the
-		// reviewer left them.
-		if src.caseRow != 0 && (casefile.CaseStatus(src.status) != casefile.CaseDraft || src.edited) {
-			res.Kept = true
-			queueNotes()
-			continue
-		}
-		if src.archived == "" {
-			if a := store.DraftArchived(c, src.url); a != "" {
-				src.archived = a
-				write.Queue(`UPDATE sources SET archived = $2, archive_state = 'archived' WHERE id = $1`, src.id, a)
-				queued++
-			}
-		}
-		if src.caseRow == 0 {
-			n := numbers[0]
-			numbers = numbers[1:]
-			res.CaseID, res.Inserted = store.CaseID(n), true
-			body, err := json.Marshal(store.PrepareDraft(c, res.CaseID, src.url, src.archived, now))
-			if err != nil {
-				return fmt.Errorf("encode case: %w", err)
-			}
-			// The case and its first version in one statement.
-			write.Queue(`
-				WITH c AS (
-					INSERT INTO cases (case_id, source_id, status, case_json, evidence_json, timeline_json, version, created_at, updated_at)
-					VALUES ($1, $2, 'draft', $3, $4, $6, 1, $5, $5)
-					ON CONFLICT (source_id) DO NOTHING
-					RETURNING id
-				)
-				INSERT INTO case_versions (case_id, version, submission_id, case_json, evidence_json, timeline_json, created_at)
-				SELECT id, 1, $7, $3, $4, $6, $5 FROM c`, res.CaseID, src.id, body, evidence[i], now, timeline[i], d.SubmissionID)
-			inserts = append(inserts, queued)
-			queued++
-			src.caseRow = -1 // stored in this batch; its row id is not needed
-			src.caseID, src.status, src.version = res.CaseID, string(casefile.CaseDraft), 1
-			src.curBody, src.curEvidence, src.curTimeline = body, evidence[i], timeline[i]
-			queueNotes()
-			continue
-		}
-		next := store.PrepareDraft(c, res.CaseID, src.url, src.archived, now)
-		full := d.Draft
-		if encoded[i] {
-			// Queued bytes: decoded only here, to compare with the current version.
-			if err := store.DecodeEncoded(&full, evidence[i], timeline[i]); err != nil {
-				return casefile.Errorf(casefile.ErrInvalid, "save draft of submission %d: %w", d.SubmissionID, err)
-			}
-		}
-		var cur casefile.Draft
-		if json.Unmarshal(src.curBody, &cur.Case) == nil && json.Unmarshal(src.curEvidence, &cur.Evidence) == nil &&
-			json.Unmarshal(src.curTimeline, &cur.Timeline) == nil &&
-			store.SameDraft(cur, casefile.Draft{Case: next, Evidence: full.Evidence, Timeline: full.Timeline}) {
-			res.Unchanged = true
-			queueNotes()
-			continue
-		}
-		body, err := json.Marshal(next)
+	}
+	if src.caseRow == 0 {
+		n := w.numbers[0]
+		w.numbers = w.numbers[1:]
+		res.CaseID, res.Inserted = store.CaseID(n), true
+		body, err := json.Marshal(store.PrepareDraft(c, res.CaseID, src.url, src.archived, now))
 		if err != nil {
 			return fmt.Errorf("encode case: %w", err)
 		}
-		src.version++
-		write.Queue(`
+		// The case and its first version in one statement.
+		w.batch.Queue(`
 			WITH c AS (
-				UPDATE cases SET case_json = $2, evidence_json = $3, timeline_json = $5, version = $7, updated_at = $4
-				WHERE source_id = $1 RETURNING id
+				INSERT INTO cases (case_id, source_id, status, case_json, evidence_json, timeline_json, version, created_at, updated_at)
+				VALUES ($1, $2, 'draft', $3, $4, $6, 1, $5, $5)
+				ON CONFLICT (source_id) DO NOTHING
+				RETURNING id
 			)
 			INSERT INTO case_versions (case_id, version, submission_id, case_json, evidence_json, timeline_json, created_at)
-			SELECT id, $7, $6, $2, $3, $5, $4 FROM c`, src.id, body, evidence[i], now, timeline[i], d.SubmissionID, src.version)
-		inserts = append(inserts, queued)
-		queued++
-		src.curBody, src.curEvidence, src.curTimeline = body, evidence[i], timeline[i]
+			SELECT id, 1, $7, $3, $4, $6, $5 FROM c`, res.CaseID, src.id, body, evidence, now, timeline, d.SubmissionID)
+		w.inserts = append(w.inserts, w.queued)
+		w.queued++
+		src.caseRow = -1 // stored in this batch; its row id is not needed
+		src.caseID, src.status, src.version = res.CaseID, string(casefile.CaseDraft), 1
+		src.curBody, src.curEvidence, src.curTimeline = body, evidence, timeline
 		queueNotes()
-	}
-	if len(notes) > 0 {
-		queued += queueDraftedAll(write, notes, now)
-	}
-	if queued == 0 {
 		return nil
 	}
-	wr := tx.SendBatch(ctx, write)
+	next := store.PrepareDraft(c, res.CaseID, src.url, src.archived, now)
+	full := d.Draft
+	if encoded {
+		// Queued bytes: decoded only here, to compare with the current version.
+		if err := store.DecodeEncoded(&full, evidence, timeline); err != nil {
+			return casefile.Errorf(casefile.ErrInvalid, "save draft of submission %d: %w", d.SubmissionID, err)
+		}
+	}
+	var cur casefile.Draft
+	if json.Unmarshal(src.curBody, &cur.Case) == nil && json.Unmarshal(src.curEvidence, &cur.Evidence) == nil &&
+		json.Unmarshal(src.curTimeline, &cur.Timeline) == nil &&
+		store.SameDraft(cur, casefile.Draft{Case: next, Evidence: full.Evidence, Timeline: full.Timeline}) {
+		res.Unchanged = true
+		queueNotes()
+		return nil
+	}
+	body, err := json.Marshal(next)
+	if err != nil {
+		return fmt.Errorf("encode case: %w", err)
+	}
+	src.version++
+	w.batch.Queue(`
+		WITH c AS (
+			UPDATE cases SET case_json = $2, evidence_json = $3, timeline_json = $5, version = $7, updated_at = $4
+			WHERE source_id = $1 RETURNING id
+		)
+		INSERT INTO case_versions (case_id, version, submission_id, case_json, evidence_json, timeline_json, created_at)
+		SELECT id, $7, $6, $2, $3, $5, $4 FROM c`, src.id, body, evidence, now, timeline, d.SubmissionID, src.version)
+	w.inserts = append(w.inserts, w.queued)
+	w.queued++
+	src.curBody, src.curEvidence, src.curTimeline = body, evidence, timeline
+	queueNotes()
+	return nil
+}
+
+// send queues the drafted notes and runs the batch in one round trip.
+func (w *draftWrites) send(ctx context.Context, tx pgx.Tx, now time.Time) error {
+	if len(w.notes) > 0 {
+		w.queued += queueDraftedAll(w.batch, w.notes, now)
+	}
+	if w.queued == 0 {
+		return nil
+	}
+	wr := tx.SendBatch(ctx, w.batch)
 	defer wr.Close()
-	for q := 0; q < queued; q++ {
+	inserts := w.inserts
+	for q := 0; q < w.queued; q++ {
 		ct, err := wr.Exec()
 		if err != nil {
 			return err
