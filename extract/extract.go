@@ -330,15 +330,15 @@ func pageEnv(pg *page, r reading, d *casefile.Document, texts []string) timeEnv 
 // incident on a status site (status.acme.com/incidents/…).
 func statusIncidentLinks(pg *page) []string {
 	var out []string
-	pg.doc.Find("a[href]").Each(func(_ int, s *goquery.Selection) {
-		href := s.AttrOr("href", "")
+	for _, a := range pg.ix.anchors {
+		href := attr(a, "href")
 		if !strings.Contains(href, "/incident") || pg.fetched == nil {
-			return
+			continue
 		}
 		if u, err := pg.fetched.Parse(href); err == nil && normalize.IsStatusHost(u.Hostname()) {
 			out = append(out, u.String())
 		}
-	})
+	}
 	return out
 }
 

@@ -137,19 +137,19 @@ func homeLinked(pg *page, text string) bool {
 	if pg.fetched == nil || text == "" {
 		return false
 	}
-	found := false
-	pg.doc.Find("a[href]").EachWithBreak(func(_ int, s *goquery.Selection) bool {
-		if !strings.EqualFold(strings.TrimSpace(s.Text()), text) {
-			return true
+	for _, a := range pg.ix.anchors {
+		if !strings.EqualFold(strings.TrimSpace(textOf(a)), text) {
+			continue
 		}
-		u, err := pg.fetched.Parse(s.AttrOr("href", ""))
+		u, err := pg.fetched.Parse(attr(a, "href"))
 		// The site's root, or the blog's own folder above the post
 		// ("/products/" for /products/2007/11/downtime.html).
-		found = err == nil && strings.EqualFold(u.Hostname(), pg.fetched.Hostname()) &&
-			(u.Path == "" || u.Path == "/" || strings.HasSuffix(u.Path, "/") && len(u.Path) < len(pg.orig.Path) && strings.HasPrefix(pg.orig.Path, u.Path))
-		return !found
-	})
-	return found
+		if err == nil && strings.EqualFold(u.Hostname(), pg.fetched.Hostname()) &&
+			(u.Path == "" || u.Path == "/" || strings.HasSuffix(u.Path, "/") && len(u.Path) < len(pg.orig.Path) && strings.HasPrefix(pg.orig.Path, u.Path)) {
+			return true
+		}
+	}
+	return false
 }
 
 // lostTheText reports whether the content go-trafilatura found holds less

@@ -15,6 +15,7 @@ type docIndex struct {
 	metas    []*html.Node // meta elements
 	ldJSON   []*html.Node // script elements of type application/ld+json
 	links    []*html.Node // link elements with a rel
+	anchors  []*html.Node // a elements with an href
 	headings []*html.Node // h1, h2 and h3 elements
 	articles int          // article elements
 	// classes holds every class name on an element.
@@ -80,7 +81,10 @@ func (ix *docIndex) add(n *html.Node) {
 		}
 		ix.incidentIO = ix.incidentIO || strings.Contains(attr(n, "href"), "incident.io") && hasAttr(n, "href")
 	case "a":
-		ix.incidentIO = ix.incidentIO || strings.Contains(attr(n, "href"), "incident.io") && hasAttr(n, "href")
+		if hasAttr(n, "href") {
+			ix.anchors = append(ix.anchors, n)
+			ix.incidentIO = ix.incidentIO || strings.Contains(attr(n, "href"), "incident.io")
+		}
 	case "h1", "h2", "h3":
 		ix.headings = append(ix.headings, n)
 	case "article":
