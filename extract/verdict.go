@@ -98,6 +98,9 @@ type verdictInput struct {
 	title string // trimmed
 	lower string // the text, lower-cased
 	runes int
+	// firstPerson says the writer speaks for itself somewhere in the text
+	// (firstPersonRe), read once for the rules that ask.
+	firstPerson bool
 }
 
 // verdictRules is the classifier, in order. Weights: a title or a
@@ -306,7 +309,7 @@ var verdictRules = []verdictRule{
 		// A wiki or documentation site's page about the systems of an
 		// organisation that is not the publisher (a training wiki's
 		// sample postmortem of api.meridiancloud.io).
-		if v.url == nil || !wikiSiteRe.MatchString(v.site+" "+v.url.Hostname()+v.url.Path) || firstPersonRe.MatchString(v.text) {
+		if v.url == nil || !wikiSiteRe.MatchString(v.site+" "+v.url.Hostname()+v.url.Path) || v.firstPerson {
 			return 0, ""
 		}
 		own := normalize.PageOwner(v.url.String(), v.site)
@@ -353,7 +356,7 @@ var verdictRules = []verdictRule{
 		return 0, ""
 	}},
 	{"retelling", "", func(v *verdictInput) (float64, string) {
-		if firstPersonRe.MatchString(v.text) {
+		if v.firstPerson {
 			return 0, ""
 		}
 		for _, line := range strings.Split(v.text, "\n") {
@@ -511,7 +514,8 @@ func verdict(ev evidence) casefile.Verdict {
 
 // verdictWith is verdict with a choice of rules and threshold.
 func verdictWith(ev evidence, rules []verdictRule, threshold float64) casefile.Verdict {
-	in := &verdictInput{evidence: ev, title: strings.TrimSpace(ev.title), lower: strings.ToLower(ev.text), runes: utf8.RuneCountInString(ev.text)}
+	in := &verdictInput{evidence: ev, title: strings.TrimSpace(ev.title), lower: strings.ToLower(ev.text), runes: utf8.RuneCountInString(ev.text),
+		firstPerson: firstPersonRe.MatchString(ev.text)}
 	v := casefile.Verdict{Reasons: []string{}, Rules: []string{}}
 	count := func(id string, w float64, why string) {
 		v.Score += w
