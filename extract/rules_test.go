@@ -860,3 +860,40 @@ func TestStatuspageUpdatesWithoutLabelsAreNotAnOpenIncident(t *testing.T) {
 		}
 	}
 }
+
+func TestABackdatedUpdateDatesItsBareClocksByItsOwnText(t *testing.T) {
+	row := func(body, clock string) string {
+		return `<div class="row update-row"><div class="update-title">Resolved</div><div class="update-container"><div class="update-body"><span class="whitespace-pre-wrap">` + body + `</span></div>
+<div class="update-timestamp">Posted <span class="ago"></span>Apr <var data-var="date">06</var>, <var data-var="year">2016</var> - <var data-var="time">` + clock + `</var> UTC</div></div></div>`
+	}
+	tests := []struct {
+		name, body string
+		want       []string
+	}{
+		{"a later day written in the body", "Uploads stalled from about 16:00 and the queue drained at 2am on April 7th.",
+			[]string{"2016-04-06T16:00:00Z", "2016-04-07T02:00:00Z"}},
+		{"the body's own day", "From 15:18 UTC on 6 April 2016 the API failed. At 15:47 it was back.",
+			[]string{"2016-04-06T15:18:00Z", "2016-04-06T15:47:00Z"}},
+		{"no day written: the clock is before the post", "Uploads stalled from 16:00 to 17:10.",
+			[]string{"2016-04-05T16:00:00Z"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			page := `<div class="incident-name">Uploads stalled</div><div class="incident-updates-container">` + row(tt.body, "12:00") + `</div>`
+			d, err := Page(context.Background(), casefile.Page{URL: "https://status.example.com/incidents/abcdefghijkl", ContentType: "text/html", Body: []byte(page),
+				FetchedAt: time.Date(2016, 5, 1, 8, 0, 0, 0, time.UTC)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := map[string]bool{}
+			for _, e := range d.Events {
+				got[e.At.UTC().Format(time.RFC3339)] = true
+			}
+			for _, w := range tt.want {
+				if !got[w] {
+					t.Errorf("no event at %s; events %v", w, got)
+				}
+			}
+		})
+	}
+}

@@ -122,7 +122,10 @@ type blockScan struct {
 	local, scanned timeEnv
 	// firstDay is the earliest day the block wrote (background dates
 	// aside).
-	firstDay  time.Time
+	firstDay time.Time
+	// backdated: the block's body writes a day after its own update's
+	// stamp (see backdated).
+	backdated bool
 	sentences [][2]int
 	// A background date (see backgroundDate) holds only to the end of its
 	// sentence; then the day in force before it returns.
@@ -162,7 +165,9 @@ func (r *timelineReader) block(b block, kind casefile.SectionKind, heading strin
 		bs.local = r.dayBack(bs.local, b.text)
 	}
 	bs.scanned = bs.local
-	for _, s := range normalize.ScanTimes(b.text, bs.scanned.ctx()) {
+	stamps := normalize.ScanTimes(b.text, bs.scanned.ctx())
+	bs.backdated = backdated(b, stamps)
+	for _, s := range stamps {
 		r.stamp(bs, s)
 	}
 	if bg := &bs.background; bg.end > 0 {
@@ -392,9 +397,12 @@ func (bs *blockScan) rollover(s normalize.Stamp) normalize.Stamp {
 // fall after the update was posted on the day before: an update tells what
 // has happened ("impact from 20:39 to 22:28 ET" in an update posted at
 // 01:00 the next morning). Promises of later updates are dropped after.
+// A body that wrote its own day ("From 17:18 UTC on 18 May") dates its
+// bare clocks itself, even when the update's stamp is earlier (a
+// back-dated post).
 func (bs *blockScan) beforeItsPost(s normalize.Stamp) normalize.Stamp {
 	at := bs.b.at
-	if at == nil || s.DateWritten || !s.At.After(at.Add(time.Hour)) {
+	if at == nil || s.DateWritten || bs.backdated || !bs.firstDay.IsZero() || !s.At.After(at.Add(time.Hour)) {
 		return s
 	}
 	prev := bs.local
@@ -404,6 +412,22 @@ func (bs *blockScan) beforeItsPost(s normalize.Stamp) normalize.Stamp {
 		return again
 	}
 	return s
+}
+
+// backdated reports whether a status update's body writes a dated time
+// more than a day after the update's own stamp ("the queue drained at 2am
+// on April 7th" in an update stamped April 6, 12:00): the stamp was
+// back-dated, so it bounds none of the body's bare clocks.
+func backdated(b block, stamps []normalize.Stamp) bool {
+	if b.at == nil {
+		return false
+	}
+	for _, s := range stamps {
+		if s.DateWritten && s.HasClock && s.DateKnown && s.At.After(b.at.Add(time.Hour)) {
+			return true
+		}
+	}
+	return false
 }
 
 // twelveHourClock reads a 12-hour page's bare clock in the half of the day

@@ -349,6 +349,16 @@ var verdictRules = []verdictRule{
 		}
 		return 0, ""
 	}},
+	{"exercise", "", func(v *verdictInput) (float64, string) {
+		// Teaching material: an exercise, quiz or lesson built around a
+		// made-up incident ("Incident scenario: …", "Which version is
+		// written best?", "Option B is the model answer").
+		n := countLines(v.text, exerciseLineRe)
+		if n >= 2 || n >= 1 && v.url != nil && exercisePathRe.MatchString(v.url.Path) {
+			return -5, strconv.Itoa(n) + " lines of an exercise or quiz (scenario, options, model answer): teaching material"
+		}
+		return 0, ""
+	}},
 	{"example-labels", "", func(v *verdictInput) (float64, string) {
 		if n := countLines(v.lower, exampleLabelRe); n >= 2 {
 			return -4, strconv.Itoa(n) + " lines that label what follows as an example: a how-to"
@@ -431,6 +441,11 @@ var (
 	statusSiteRe = regexp.MustCompile(`(?i)\bstatus(?: page| site)?$`)
 
 	// exampleLabelRe is a line that only announces an example.
+	// exerciseLineRe is a line of an exercise or quiz: its scenario, its
+	// question over options, its answer.
+	exerciseLineRe = regexp.MustCompile(`(?i)^\s*(?:(?:incident |outage )?scenario\s*[:：]|exercise \d+\b|question \d+\s*[:：.]|quiz\b)|\b(?:the )?(?:model|correct|right|best|sample) answer\b|\boption [a-e] is (?:the )?(?:correct|right|best|model)\b|\bwhich (?:version|option|one|of (?:these|the following))\b[^?\n]{0,120}\?`)
+	// exercisePathRe is the address of teaching material.
+	exercisePathRe = regexp.MustCompile(`(?i)(?:^|/)(?:exercises?|lessons?|quiz(?:zes)?|courses?|practice|worksheets?)(?:/|$)`)
 	exampleLabelRe = regexp.MustCompile(`^\s*(?:for )?(?:an? )?(?:examples?|samples?|e\.g\.)\s*[:：]?\s*$`)
 	// firstPersonRe is the writer speaking for itself, as an organisation's
 	// own account does.

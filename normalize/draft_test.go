@@ -1133,6 +1133,7 @@ func TestCommitmentsByTenseAndMood(t *testing.T) {
 		{"Following this incident we have tightened the deploy checks.", false, "commitment.since", true},
 		{"In light of what happened we are going to take a fresh look at how prepared we are for disasters.", false, "commitment.future", true},
 		{"今後はシステムの設定変更を行う際の作業手順を見直して再発の防止に努めます。", false, "commitment.cjk-prevent", true},
+		{"The fault came from a regression that a recent change to our infrastructure introduced, and we are going over our tests and QA process as a result.", false, "commitment.progressive", true},
 		{"재발 방지를 위해 모니터링을 강화하겠습니다.", false, "commitment.cjk-prevent", true},
 		{"To keep the same thing from happening to the other users, the IT office has booked maintenance on the remaining servers.", false, "commitment.purpose", true},
 		{"To keep this from happening again, we now enforce a strict per-account ceiling on requests.", false, "commitment.purpose", true},

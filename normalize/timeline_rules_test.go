@@ -334,6 +334,17 @@ func TestTimelineRuleIDs(t *testing.T) {
 			want:   ids{RuleStartNone, RuleDetectedNone, RuleResolvedNone, RuleResolvedAfterNone},
 		},
 		{
+			name: "a range of applying the fix is no impact range; a database that started misbehaving starts it; a drained queue ends it",
+			events: func(t *testing.T) []casefile.Event {
+				return []casefile.Event{
+					ev(t, "2020-05-18T17:18:00Z", "17:18 UTC", "From 17:18 UTC one of the databases behind our API started misbehaving.", sum),
+					until(t, ev(t, "2020-05-18T17:21:00Z", "from 17:21 to 17:40", "We fixed its underlying cause in the window from 17:21 to 17:40", sum), "2020-05-18T17:40:00Z"),
+					ev(t, "2020-05-18T17:47:00Z", "17:47", "Later the queue finally drained at 17:47.", sum),
+				}
+			},
+			want: ids{RuleStartExplicit, RuleDetectedNone, RuleResolvedEvent, RuleResolvedAfterComputed},
+		},
+		{
 			name: "monitoring that picked something up is a detection",
 			events: func(t *testing.T) []casefile.Event {
 				return []casefile.Event{
@@ -687,5 +698,25 @@ func TestTimelineRuleTables(t *testing.T) {
 			t.Errorf("rule %q: empty, repeated or incomplete (confidence %v)", r.id, r.conf)
 		}
 		seen[r.id] = true
+	}
+}
+
+func TestIsImpactRangeJudgesTheRangesSubject(t *testing.T) {
+	at := time.Date(2020, 5, 18, 17, 21, 0, 0, time.UTC)
+	end := at.Add(19 * time.Minute)
+	tests := []struct {
+		text string
+		want bool
+	}{
+		{"The API failed from 17:21 to 17:40.", true},
+		{"We fixed its underlying cause in the window from 17:21 to 17:40.", false},
+		{"The fix was applied from 17:21 to 17:40.", false},
+		{"Some uploads were delayed from 17:21 to 17:40 while we were fixing the cause.", true},
+	}
+	for _, tt := range tests {
+		evs := prepareEvents([]casefile.Event{{At: at, End: &end, Stamp: "from 17:21 to 17:40", Text: tt.text}})
+		if got := isImpactRange(&evs[0]); got != tt.want {
+			t.Errorf("isImpactRange(%q) = %v, want %v", tt.text, got, tt.want)
+		}
 	}
 }
