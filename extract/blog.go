@@ -43,7 +43,7 @@ var blogTemplates = []blogTemplate{
 		root: cascadia.MustCompile(".available-content > .body.markup"),
 		lead: cascadia.MustCompile(".post-header .subtitle")},
 	{name: "medium", mark: cascadia.MustCompile("article [data-selectable-paragraph]"),
-		marked: func(ix *docIndex) bool { return ix.articles > 0 }, root: cascadia.MustCompile("article"),
+		marked: func(ix *docIndex) bool { return len(ix.articles) > 0 }, root: cascadia.MustCompile("article"),
 		// Headings are kept by their paragraph id too: a section heading
 		// saved without the paragraph attribute is still a heading of the post.
 		keep: cascadia.MustCompile("[data-selectable-paragraph], h1[id], h2[id], h3[id], h4[id]")},

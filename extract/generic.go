@@ -667,8 +667,41 @@ func listOfPosts(pg *page) string {
 	if linked >= 4 {
 		return fmt.Sprintf("%d headings that link to posts", linked)
 	}
-	if n := pg.ix.articles; n >= 4 {
+	if n := len(pg.ix.articles); n >= 4 && !oneStoryWithCards(pg.ix.articles) {
 		return fmt.Sprintf("%d articles", n)
 	}
 	return ""
+}
+
+// oneStoryWithCards reports whether one article tells a story in
+// paragraphs (three or more) while every other is a card of at most one
+// (a post followed by "Read more" cards of other posts), not a list.
+func oneStoryWithCards(articles []*html.Node) bool {
+	stories := 0
+	for _, a := range articles {
+		switch n := countParagraphs(a, 3); {
+		case n >= 3:
+			stories++
+		case n > 1:
+			return false
+		}
+	}
+	return stories == 1
+}
+
+// countParagraphs counts the p elements under n, stopping at max.
+func countParagraphs(n *html.Node, max int) int {
+	count := 0
+	var walk func(*html.Node)
+	walk = func(n *html.Node) {
+		for c := n.FirstChild; c != nil && count < max; c = c.NextSibling {
+			if c.Type == html.ElementNode && c.DataAtom == atom.P {
+				count++
+				continue
+			}
+			walk(c)
+		}
+	}
+	walk(n)
+	return count
 }

@@ -17,7 +17,7 @@ type docIndex struct {
 	links    []*html.Node // link elements with a rel
 	anchors  []*html.Node // a elements with an href
 	headings []*html.Node // h1, h2 and h3 elements
-	articles int          // article elements
+	articles []*html.Node // article elements
 	// classes holds every class name on an element.
 	classes map[string]bool
 	// incidentIO says an a or link element's href names incident.io.
@@ -88,7 +88,7 @@ func (ix *docIndex) add(n *html.Node) {
 	case "h1", "h2", "h3":
 		ix.headings = append(ix.headings, n)
 	case "article":
-		ix.articles++
+		ix.articles = append(ix.articles, n)
 	}
 }
 

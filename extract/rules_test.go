@@ -897,3 +897,38 @@ func TestABackdatedUpdateDatesItsBareClocksByItsOwnText(t *testing.T) {
 		})
 	}
 }
+
+func TestAPostWithReadMoreCardsIsNoListPage(t *testing.T) {
+	card := func(n string) string {
+		return `<article class="gh-card post"><a class="gh-card-link" href="/blog/post-` + n + `/"><h3 class="gh-card-title">Post-mortem ` + n + `</h3><time datetime="2025-04-14">Apr 14, 2025</time></a></article>`
+	}
+	excerpt := func(n string) string {
+		return `<article class="post"><h2><a href="/blog/post-` + n + `/">Post-mortem ` + n + `</a></h2><p>On 14 April our sites were down from 14:06 to 15:00 UTC.</p><p>Read on for the whole story of outage ` + n + `.</p></article>`
+	}
+	story := `<article class="gh-article post"><h1>Post-Mortem on 24 June 2025 Partial Outage</h1><section class="gh-content">
+<p>On 24 June 2025, from approximately 14:06 UTC to around 22:00 UTC, some of the sites we host were down after an update.</p>
+<p>The cluster could not schedule the updated pods because no server had resources left, and the provider's API refused new servers.</p>
+<p>We moved the sites to new nodes by hand and everything was back at 22:00 UTC. We will keep spare capacity from now on.</p></section></article>`
+	tests := []struct {
+		name, body string
+		list       bool
+	}{
+		{"one story and three cards", story + card("1") + card("2") + card("3"), false},
+		{"four excerpts", excerpt("1") + excerpt("2") + excerpt("3") + excerpt("4"), true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			d, err := Page(context.Background(), casefile.Page{URL: "https://www.example.co/blog/post-mortem-june/", ContentType: "text/html", Body: []byte("<html><body><main>" + tt.body + "</main></body></html>")})
+			if err != nil {
+				t.Fatal(err)
+			}
+			list := false
+			for _, why := range d.Postmortem.Reasons {
+				list = list || strings.Contains(why, "a list page")
+			}
+			if list != tt.list {
+				t.Errorf("read as a list page: %v, want %v; reasons %q", list, tt.list, d.Postmortem.Reasons)
+			}
+		})
+	}
+}

@@ -75,7 +75,7 @@ var (
 	reSample         = normalize.MustPattern(`(?i)\b(?:this|the following|below) is (?:an? )?(?:example|sample|fictional|hypothetical|made-up)\b|\b(?:example|sample|fictional|hypothetical|made-up|mock) (?:postmortem|post-mortem|incident|outage|timeline)s?\b|\bfor illustration\b|\bfictitious\b|\b(?:dummy|placeholder) (?:text|incident|data|content)\b|[(（]ダミー[)）]|ダミー(?:です|の(?:原因|インシデント|データ|文章))|テストのインシデント`)
 	titleMaintain    = normalize.MustPattern(`(?i)\b(?:scheduled|planned) maintenance\b|\bmaintenance window\b|정기 ?점검|점검 안내`)
 	titleAnnounce    = normalize.MustPattern(`(?i)^(?:introducing|announcing|meet)\b|\bnow (?:generally )?available\b|\bgenerally available\b|\brelease notes\b|\bwhat'?s new\b|\bnew features?\b|\blaunch(?:es|ed|ing)?\b|\bwebinar\b|\bpricing\b|\bchangelog\b|출시|신규 기능`)
-	titleGuide       = normalize.MustPattern(`(?i)^(?:examples?|samples?)\b|\btemplates?\b|\bhow to\b|\bbest practices?\b|\bguide\b|\bchecklist\b|\btutorial\b|\bplaybook\b|\brunbook\b|\bexamples? of\b|\bwriting (?:a |good |better |effective )?post-?mortems?\b|\bpost-?mortem (?:culture|process|meetings?|docs?|documents?)\b|\bblameless\b|\bawesome\b|\bcollection of\b|\blist of\b|작성법|가이드|템플릿`)
+	titleGuide       = normalize.MustPattern(`(?i)^(?:examples?|samples?)\b|\btemplates?\b|\bhow to\b|\bbest practices?\b|\bguide\b|\bchecklist\b|\btutorial\b|\bplaybook\b|\brunbook\b|\bexamples? of\b|\bwriting (?:a |good |better |effective )?post-?mortems?\b|\bpost-?mortem (?:culture|process|meetings?|docs?|documents?)\b|\bblameless\b|\bawesome\b|\bcollection of\b|\blist of\b|작성법|가이드|템플릿|작성(?:하는 ?법|할 때|하기|방법|요령)|書き方|テンプレート|作成方法|作り方`)
 	issueTrackerPath = normalize.MustPattern(`/(?:-/)?issues/\d+(?:/|$)`)
 	titleList        = normalize.MustPattern(`(?i)\b(?:incident|status) history\b|^(?:(?:previous|past|recent|all|resolved|earlier)\s+)?(?:incidents|post-?mortems|outages|incident reports)$|\barchives?\b|^tag:|^category:|^posts? tagged\b|^tagged\b|\bpage \d+\b|\ball posts\b`)
 	titleDigest      = normalize.MustPattern(`(?i)\b(?:digest|newsletter|round-?up|this week in|weekly (?:links|reading|review))\b|\bissue (?:no\.? ?)?#?\d+\b`)
@@ -376,6 +376,9 @@ var verdictRules = []verdictRule{
 			}
 			return -3, "a third-person account of " + m[1] + "'s outage with no first person: a retelling, not the publisher's own"
 		}
+		if name, n := reportedBy(v); name != "" {
+			return -3, "a report of what " + name + " said (" + strconv.Itoa(n) + " mentions) with no first person: news about another organisation's incident"
+		}
 		return 0, ""
 	}},
 	{"several-incidents", "", func(v *verdictInput) (float64, string) {
@@ -446,7 +449,9 @@ var (
 	exerciseLineRe = regexp.MustCompile(`(?i)^\s*(?:(?:incident |outage )?scenario\s*[:：]|exercise \d+\b|question \d+\s*[:：.]|quiz\b)|\b(?:the )?(?:model|correct|right|best|sample) answer\b|\boption [a-e] is (?:the )?(?:correct|right|best|model)\b|\bwhich (?:version|option|one|of (?:these|the following))\b[^?\n]{0,120}\?`)
 	// exercisePathRe is the address of teaching material.
 	exercisePathRe = regexp.MustCompile(`(?i)(?:^|/)(?:exercises?|lessons?|quiz(?:zes)?|courses?|practice|worksheets?)(?:/|$)`)
-	exampleLabelRe = regexp.MustCompile(`^\s*(?:for )?(?:an? )?(?:examples?|samples?|e\.g\.)\s*[:：]?\s*$`)
+	// exampleLabelRe is a line that labels what follows, or what it holds
+	// after a colon, as an example ("Example:", "✅ 예시: …", "記入例：").
+	exampleLabelRe = regexp.MustCompile(`^[\s\pS\pP]*(?:(?:for )?(?:an? )?(?:examples?|samples?|e\.g\.)\s*[:：]?\s*$|(?:examples?|samples?|예시|예제|記入例|例文|サンプル)\s*[:：])`)
 	// firstPersonRe is the writer speaking for itself, as an organisation's
 	// own account does.
 	firstPersonRe = regexp.MustCompile(`(?i)\b(?:we|we're|we’re|we've|we’ve|we'll|we’ll|our|ours|us)\b|\bI\b|\bI'm\b|\bmy\b`)
@@ -454,6 +459,29 @@ var (
 	// outage ("Heroku had an outage lasting several hours").
 	retellRe = regexp.MustCompile(`\b([A-Z][\w.&-]+(?: [A-Z][\w.&-]+)?)(?:'s|’s)? (?:had|suffered|experienced|went through|faced) (?:an? |its |their )?(?:[\w-]+ ){0,3}(?:outage|incident|downtime|disruption)s?\b`)
 )
+
+// reportedRe attributes an account to its source: "according to the
+// GitHub Blog", "GitHub has put out its report", "Fastly said".
+var reportedRe = regexp.MustCompile(`\baccording to (?:[Tt]he |[Aa] )?([A-Z][\w.&-]+)|\b([A-Z][\w.&-]+)(?:'s|’s)? (?:said|says|reported|reports|has (?:put out|published|released|shared|posted|confirmed|acknowledged)|published|released|explained|acknowledged|confirmed|disclosed|announced)\b`)
+
+// reporterStopWords are capitalised words that open a sentence, not names.
+var reporterStopWords = map[string]bool{"The": true, "This": true, "That": true, "These": true, "Those": true, "She": true, "They": true, "Our": true, "Its": true, "Their": true, "His": true, "Her": true}
+
+// reportedBy returns the organisation an account is attributed to, when
+// the page is not its own and names it at least three times, with the
+// count: a news article about another organisation's incident.
+func reportedBy(v *verdictInput) (string, int) {
+	for _, m := range reportedRe.FindAllStringSubmatch(v.text, -1) {
+		name := m[1] + m[2]
+		if v.owns(name) || len(name) < 3 || reporterStopWords[name] {
+			continue
+		}
+		if n := strings.Count(v.text, name); n >= 3 {
+			return name, n
+		}
+	}
+	return "", 0
+}
 
 // countLines counts the lines of text that re matches.
 func countLines(text string, re *regexp.Regexp) int {

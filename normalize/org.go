@@ -235,7 +235,7 @@ var afterSuffixOnly = map[string]bool{"service": true, "system": true}
 // Blog", "Engineering at Meta").
 var siteNamePrefixes = [][]string{
 	{"engineering", "at"}, {"engineering", "@"}, {"tech", "at"}, {"blog", "of"},
-	{"news", "from"}, {"the"},
+	{"news", "from"}, {"the"}, {"making"}, {"inside"}, {"building"}, {"behind"},
 }
 
 // CleanSiteName turns a page's site name into an organisation name:
@@ -492,11 +492,17 @@ func platformAuthor(host, path string) (string, string) {
 
 // nameFromLabel makes a name of a host label or path segment: words split
 // at hyphens, section words dropped ("solbaram-tech" → "Solbaram",
-// "ledgerly-engineering" → "Ledgerly"), the first letter upper-cased.
+// "ledgerly-engineering" → "Ledgerly") and so are a publication's leading
+// words ("making-instapaper" → "Instapaper"), the first letter upper-cased.
 func nameFromLabel(label string) string {
 	words := strings.FieldsFunc(label, func(r rune) bool { return r == '-' || r == '_' })
 	for len(words) > 1 && siteNameSuffixes[strings.ToLower(words[len(words)-1])] {
 		words = words[:len(words)-1]
+	}
+	for _, pre := range siteNamePrefixes {
+		if len(words) > len(pre) && equalFoldWords(words[:len(pre)], pre) {
+			words = words[len(pre):]
+		}
 	}
 	if len(words) == 0 || strings.Trim(words[0], "0123456789") == "" || siteNameSuffixes[strings.ToLower(words[0])] && len(words) == 1 {
 		return ""
