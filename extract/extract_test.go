@@ -36,6 +36,8 @@ func TestClassifyMapsHeadingsToKinds(t *testing.T) {
 		{"What we're doing about it", casefile.SectionActionItems},
 		{"What we are changing", casefile.SectionActionItems},
 		{"What we changed", casefile.SectionActionItems},
+		{"What we will do", casefile.SectionActionItems},
+		{"What we have done", casefile.SectionRemediation},
 		{"Next steps", casefile.SectionActionItems},
 		{"The Following 2 Weeks", casefile.SectionActionItems},
 		{"Long-Term Changes", casefile.SectionActionItems},

@@ -32,6 +32,12 @@ func TestClassify(t *testing.T) {
 		want    []string
 		without []string
 	}{
+		{"a host's virtual servers are compute and the host a cloud", blog, map[casefile.SectionKind]string{casefile.SectionSummary: "DigitalOcean suspended our account and switched our virtual servers off."},
+			"components", []string{"compute"}, nil},
+		{"a named hosting provider is cloud", blog, map[casefile.SectionKind]string{casefile.SectionSummary: "DigitalOcean suspended our account and switched our virtual servers off."},
+			"domain", []string{"cloud"}, nil},
+		{"background tasks in a queue are a message queue", blog, map[casefile.SectionKind]string{casefile.SectionSummary: "Background tasks sat in the job queue without being processed."},
+			"components", []string{"message-queue"}, nil},
 		{"etcd is a component", blog, map[casefile.SectionKind]string{casefile.SectionRootCause: "The etcd cluster lost quorum after the upgrade."},
 			"components", []string{"etcd"}, nil},
 		{"a load balancer on GCP is the cloud load balancer", blog, map[casefile.SectionKind]string{casefile.SectionSummary: "Our Google Cloud TCP load balancer stopped sending traffic to the backends."},

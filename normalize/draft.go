@@ -848,6 +848,12 @@ func (c *itemCollector) fromSection(s casefile.Section, promises bool) {
 	}
 	var sents []string
 	for _, p := range s.Paragraphs {
+		if lines := markedLines(p); lines != nil {
+			for _, l := range lines {
+				c.push(l, p, "line of a list written with dashes or bullets in the section "+heading, 0.7)
+			}
+			continue
+		}
 		sents = append(sents, textSentences(p)...)
 	}
 	chosen, rule := sents, "sentence of the prose-only section "+heading
@@ -871,6 +877,25 @@ func (c *itemCollector) fromSection(s casefile.Section, promises bool) {
 		}
 		c.push(t, t, rule, 0.5)
 	}
+}
+
+// markedLineRe is a line that opens with a list marker: a dash, a bullet.
+var markedLineRe = regexp.MustCompile(`^\s*[-–—•*·]\s+\S`)
+
+// markedLines returns the lines of a paragraph written as a list, each
+// line opening with a dash or a bullet ("— Rework the tracking.\n— Add
+// monitors."), or nil when it is prose.
+func markedLines(p string) []string {
+	lines := strings.Split(strings.TrimSpace(p), "\n")
+	if len(lines) < 2 {
+		return nil
+	}
+	for _, l := range lines {
+		if !markedLineRe.MatchString(l) {
+			return nil
+		}
+	}
+	return lines
 }
 
 // promisesIn takes the sentences of a paragraph that promise changes

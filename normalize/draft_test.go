@@ -1287,3 +1287,21 @@ func TestIsResolutionReadsAnImpactThatContinuedUntilAnEnd(t *testing.T) {
 		}
 	}
 }
+
+func TestMarkedLines(t *testing.T) {
+	tests := []struct {
+		p    string
+		want int
+	}{
+		{"— Rework statistics tracking.\n— Put more monitors on the database.", 2},
+		{"- one\n* two\n• three", 3},
+		{"We will rework tracking.\n— and add monitors.", 0},
+		{"— A single dashed line.", 0},
+		{"Prose that mentions a range 10 - 12 and goes on.\nMore prose.", 0},
+	}
+	for _, tt := range tests {
+		if got := len(markedLines(tt.p)); got != tt.want {
+			t.Errorf("markedLines(%q) gave %d lines, want %d", tt.p, got, tt.want)
+		}
+	}
+}
