@@ -259,6 +259,14 @@ func documentTitle(pg *page, r reading, site string) string {
 	return cleanTitle(title, site)
 }
 
+// firstN returns the first n bytes of s, or s.
+func firstN(s string, n int) string {
+	if len(s) > n {
+		return s[:n]
+	}
+	return s
+}
+
 // pageEnv is the date and zone the page's times start from: the reader's,
 // the publication date (a bare year or month dates the year only), the
 // zone the page declares or writes, the incident's day (d.StatedDay when
@@ -266,7 +274,22 @@ func documentTitle(pg *page, r reading, site string) string {
 // publishes with. It sets d.Published, d.Zone and d.StatedDay.
 func pageEnv(pg *page, r reading, d *casefile.Document, texts []string) timeEnv {
 	env := r.env
-	env.dateOrder = normalize.SlashedDateOrder(d.Language, texts...)
+	// The days the page's updates were posted and the dates its markup
+	// gives in ISO form (<time datetime>) date its slashed dates; the
+	// publication date go-htmldate guesses does not, as it may have read
+	// those very dates.
+	var known []time.Time
+	for _, b := range r.blocks {
+		if b.at != nil {
+			known = append(known, *b.at)
+		}
+	}
+	for _, n := range pg.ix.times {
+		if t, err := time.Parse("2006-01-02", firstN(attr(n, "datetime"), 10)); err == nil {
+			known = append(known, t)
+		}
+	}
+	env.dateOrder = normalize.SlashedDateOrder(d.Language, known, texts...)
 	if p := d.Published; p != nil {
 		if p.Month() == time.January && p.Day() == 1 && p.Hour() == 0 && p.Minute() == 0 && p.Second() == 0 {
 			// A bare year (a copyright line), not a day.

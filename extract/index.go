@@ -18,6 +18,7 @@ type docIndex struct {
 	anchors  []*html.Node // a elements with an href
 	headings []*html.Node // h1, h2 and h3 elements
 	articles []*html.Node // article elements
+	times    []*html.Node // time elements with a datetime
 	// classes holds every class name on an element.
 	classes map[string]bool
 	// incidentIO says an a or link element's href names incident.io.
@@ -89,6 +90,10 @@ func (ix *docIndex) add(n *html.Node) {
 		ix.headings = append(ix.headings, n)
 	case "article":
 		ix.articles = append(ix.articles, n)
+	case "time":
+		if hasAttr(n, "datetime") {
+			ix.times = append(ix.times, n)
+		}
 	}
 }
 

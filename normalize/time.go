@@ -330,7 +330,12 @@ func (p *stampParser) canStart(i int) bool {
 		if tsAlnum(prev) || prev == '_' {
 			return false
 		}
-		if tsDigit(c) && (prev == '.' || prev == ':' || prev == '+' || prev == '-' || prev == '/' || prev == '\\') {
+		if tsDigit(c) && (prev == '.' || prev == '+' || prev == '-' || prev == '/' || prev == '\\') {
+			return false
+		}
+		if tsDigit(c) && prev == ':' && (i < 2 || tsAlnum(p.s[i-2])) {
+			// The minutes of "10:15" or the rest of "ref:2026"; after a
+			// label ("復旧時刻:2026年…") a new expression may begin.
 			return false
 		}
 	}
@@ -816,10 +821,13 @@ var slashedRe = regexp.MustCompile(`\b(\d{1,2})/(\d{1,2})/(?:\d{4}|\d{2})\b`)
 
 // SlashedDateOrder tells how texts write their slashed dates: two dates of
 // a span a day apart in one part say that part is the day ("07/07/2020 …
-// 08/07/2020"); a date with a part above 12 says that part is the day;
-// with neither, an English page is read month first (its dates are
-// American more often than not) and another is left unknown.
-func SlashedDateOrder(lang string, texts ...string) DateOrder {
+// 08/07/2020"); a date with a part above 12 says that part is the day; a
+// date that only one reading puts within a week of a day the page dates
+// otherwise (known: its updates' stamps, its publication) is read that
+// way ("09/04/2020" beside updates posted on April 9); with none of these,
+// an English page is read month first (its dates are American more often
+// than not) and another is left unknown.
+func SlashedDateOrder(lang string, known []time.Time, texts ...string) DateOrder {
 	for _, t := range texts {
 		ms := slashedRe.FindAllStringSubmatch(t, -1)
 		for i := 1; i < len(ms); i++ {
@@ -847,11 +855,51 @@ func SlashedDateOrder(lang string, texts ...string) DateOrder {
 			}
 		}
 	}
+	if o := orderNear(known, texts); o != OrderUnknown {
+		return o
+	}
 	if lang == "en" {
 		return OrderMonthFirst
 	}
 	return OrderUnknown
 }
+
+// orderNear reads the first slashed date of texts that only one reading
+// puts within a week of a known day.
+func orderNear(known []time.Time, texts []string) DateOrder {
+	near := func(y, m, d int) bool {
+		if !tsValidDate(y, m, d) {
+			return false
+		}
+		at := time.Date(y, time.Month(m), d, 12, 0, 0, 0, time.UTC)
+		for _, k := range known {
+			if diff := at.Sub(k); diff > -7*24*time.Hour && diff < 7*24*time.Hour {
+				return true
+			}
+		}
+		return false
+	}
+	for _, t := range texts {
+		for _, m := range slashedFullYearRe.FindAllStringSubmatch(t, -1) {
+			a, _ := strconv.Atoi(m[1])
+			b, _ := strconv.Atoi(m[2])
+			y, _ := strconv.Atoi(m[3])
+			if a == b {
+				continue
+			}
+			switch monthFirst, dayFirst := near(y, a, b), near(y, b, a); {
+			case monthFirst && !dayFirst:
+				return OrderMonthFirst
+			case dayFirst && !monthFirst:
+				return OrderDayFirst
+			}
+		}
+	}
+	return OrderUnknown
+}
+
+// slashedFullYearRe is a slashed date with its four-digit year.
+var slashedFullYearRe = regexp.MustCompile(`\b(\d{1,2})/(\d{1,2})/(\d{4})\b`)
 
 // dateISO reads the rest of YYYY-MM-DD or YYYY/MM/DD; e is at the separator.
 func (p *stampParser) dateISO(y, e int) (tsDate, int, bool) {

@@ -191,6 +191,8 @@ func TestScanTimesReadsJapanese(t *testing.T) {
 		{"午後 adds twelve hours", "2017年11月15日 午後5時28分 (JST)",
 			[]tsGot{tsW("2017年11月15日 午後5時28分 (JST)", "2017-11-15T08:28:00Z", "JST")}},
 		{"a duration in hours is not a clock", "約3時間にわたり障害が続きました", nil},
+		{"a date right after a label's colon keeps its year", "復旧時刻:2026年2月3日(火)10時19分 JST",
+			[]tsGot{tsW("2026年2月3日(火)10時19分 JST", "2026-02-03T01:19:00Z", "JST")}},
 		{"a wave dash joins a range", "2021年03月08日 4時58分～8時51分 JST",
 			[]tsGot{{Text: "2021年03月08日 4時58分～8時51分 JST", At: "2021-03-07T19:58:00Z", Until: "2021-03-07T23:51:00Z", HasClock: true, DateWritten: true, DateKnown: true, Zone: "JST", ZoneWritten: true, ZoneKnown: true}}},
 		{"から … にかけて joins a range", "2016年9月29日 14時20分頃から14時50分頃にかけて、アクセスが困難でした",
@@ -634,18 +636,22 @@ func TestSlashedDatesFollowThePagesOrder(t *testing.T) {
 	tests := []struct {
 		name  string
 		lang  string
+		known []time.Time
 		texts []string
 		want  DateOrder
 	}{
-		{"an English page with only ambiguous dates reads month first", "en", []string{"Trouble started on 10/7/08."}, OrderMonthFirst},
-		{"a day above 12 in the first place says day first", "en", []string{"on 25/03/2021 and 04/05/2021"}, OrderDayFirst},
-		{"a day above 12 in the second place says month first", "fr", []string{"on 10/13/08"}, OrderMonthFirst},
-		{"another language with ambiguous dates reads neither way", "ko", []string{"10/7/08"}, OrderUnknown},
-		{"a span a day apart in the first place says day first", "en", []string{"down from 22:40 on 07/07/2020 until 19:10 on 08/07/2020"}, OrderDayFirst},
-		{"a span a day apart in the second place says month first", "en", []string{"from 10/7/08 to 10/8/08"}, OrderMonthFirst},
+		{"an English page with only ambiguous dates reads month first", "en", nil, []string{"Trouble started on 10/7/08."}, OrderMonthFirst},
+		{"the reading near the page's updates wins: day first", "en", []time.Time{time.Date(2020, 4, 9, 13, 59, 0, 0, time.UTC)}, []string{"At 13:43 on 09/04/2020 a fault hit a database."}, OrderDayFirst},
+		{"the reading near the page's updates wins: month first", "en", []time.Time{time.Date(2020, 9, 4, 13, 59, 0, 0, time.UTC)}, []string{"At 13:43 on 09/04/2020 a fault hit a database."}, OrderMonthFirst},
+		{"known days far from both readings say nothing", "ko", []time.Time{time.Date(2021, 1, 1, 0, 0, 0, 0, time.UTC)}, []string{"09/04/2020"}, OrderUnknown},
+		{"a day above 12 in the first place says day first", "en", nil, []string{"on 25/03/2021 and 04/05/2021"}, OrderDayFirst},
+		{"a day above 12 in the second place says month first", "fr", nil, []string{"on 10/13/08"}, OrderMonthFirst},
+		{"another language with ambiguous dates reads neither way", "ko", nil, []string{"10/7/08"}, OrderUnknown},
+		{"a span a day apart in the first place says day first", "en", nil, []string{"down from 22:40 on 07/07/2020 until 19:10 on 08/07/2020"}, OrderDayFirst},
+		{"a span a day apart in the second place says month first", "en", nil, []string{"from 10/7/08 to 10/8/08"}, OrderMonthFirst},
 	}
 	for _, tt := range tests {
-		if got := SlashedDateOrder(tt.lang, tt.texts...); got != tt.want {
+		if got := SlashedDateOrder(tt.lang, tt.known, tt.texts...); got != tt.want {
 			t.Errorf("%s: SlashedDateOrder = %v, want %v", tt.name, got, tt.want)
 		}
 	}

@@ -46,6 +46,7 @@ const (
 	RuleDetectedEvent      = "detected.event"      // alerted, paged, detected, noticed, investigating, declared
 	RuleDetectedFirstPost  = "detected.first-post" // the first status post that is not a closing notice
 	RuleDetectedLaterPhase = "detected.later-phase"
+	RuleDetectedImmediate  = "detected.immediate" // no time, but "we were paged within seconds", "alerts fired straight away"
 	RuleDetectedNone       = "detected.none"
 
 	RuleDetectedAfterComputed = "detected_after.computed"
@@ -322,6 +323,9 @@ func chooseTimeline(doc casefile.Document) tlChoice {
 	}
 	ch.start, c.resolved = c.start, ch.resolved
 	ch.detected, ch.detectedNote = c.detect()
+	if ch.detected == nil && ch.detectedNote == "" {
+		ch.detected = immediateDetection(c.start, documentProse(doc))
+	}
 	ch.detectedAfter, ch.detectedAfterEv = detectedAfter(ch.start, ch.detected, ch.detectedNote)
 	ch.resolved, ch.resolvedAfter, ch.resolvedAfterEv = resolvedAfter(ch.start, ch.resolved, doc.StatedDurations)
 	return ch
@@ -493,6 +497,27 @@ func (c *tlContext) detect() (*tlMoment, string) {
 		}
 	}
 	return nil, ""
+}
+
+// immediateDetectRe is a detection told without a time but as immediate:
+// "our engineers were paged within seconds", "alerts fired straight away".
+var immediateDetectRe = MustPattern(`(?i)\b(?:alerts?|alarms?|alerting|monitoring|monitors?|pages?)\b[^.;\n]{0,30}?\b(?:fired|went off|triggered|paged|notified|caught it|flagged it)\b[^.;\n]{0,20}?\b(?:straight away|right away|immediately|instantly|at once|within (?:seconds|a minute|a few seconds))\b|\b(?:were|was|got|been|are|is) (?:paged|alerted|notified)\b[^.;\n]{0,40}?\b(?:within (?:seconds|a minute|a few seconds)|straight away|right away|immediately|instantly|at once)\b|\b(?:immediately|instantly) (?:alerted|paged|notified|detected)\b`)
+
+// notToldRe is a sentence that denies or only imagines what it tells.
+var notToldRe = MustPattern(`(?i)\b(?:not|never|no|would|could|should|might)\b|n't\b|n’t\b`)
+
+// immediateDetection gives the start as the detection when the prose says,
+// without a time, that the team knew at once (RuleDetectedImmediate); nil
+// otherwise.
+func immediateDetection(start *tlMoment, prose string) *tlMoment {
+	for _, line := range strings.Split(prose, "\n") {
+		for _, t := range textSentences(line) {
+			if immediateDetectRe.MatchString(t) && !notToldRe.MatchString(t) {
+				return &tlMoment{start.at, t, RuleDetectedImmediate, "the text says the team knew at once, with no time of its own (" + clip(t, 100) + "): detected at the start", 0.6}
+			}
+		}
+	}
+	return nil
 }
 
 // detectedAfter computes detected_after and its evidence.

@@ -720,3 +720,26 @@ func TestIsImpactRangeJudgesTheRangesSubject(t *testing.T) {
 		}
 	}
 }
+
+func TestImmediateDetection(t *testing.T) {
+	start := &tlMoment{at: time.Date(2020, 4, 9, 12, 43, 0, 0, time.UTC)}
+	tests := []struct {
+		prose string
+		want  bool
+	}{
+		{"A database server failed. Our engineers were paged and in position within seconds.", true},
+		{"Our alerts fired straight away and we opened an incident.", true},
+		{"Monitoring saw the slowdown, but its threshold was not set to raise an alert straight away.", false},
+		{"With a better setup I would have been alerted immediately.", false},
+		{"We were paged at 13:00 by a customer.", false},
+	}
+	for _, tt := range tests {
+		m := immediateDetection(start, tt.prose)
+		if (m != nil) != tt.want {
+			t.Errorf("immediateDetection(%q) = %v, want a detection: %v", tt.prose, m, tt.want)
+		}
+		if m != nil && (m.id != RuleDetectedImmediate || !m.at.Equal(start.at)) {
+			t.Errorf("immediateDetection(%q) = %s at %v, want %s at the start", tt.prose, m.id, m.at, RuleDetectedImmediate)
+		}
+	}
+}
