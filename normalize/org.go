@@ -130,6 +130,7 @@ var mirrorHosts = []string{
 	"reddit.com", "news.ycombinator.com", "twitter.com", "x.com", "linkedin.com",
 	"lkml.org", "lore.kernel.org", "groups.google.com", "docs.google.com",
 	"wikipedia.org", "google.com", "atlassian.net",
+	"statuspage.io", "instatus.com", "status.page", "betteruptime.com", "freshstatus.io", "statuspal.io",
 }
 
 // mirrorSiteNames are site names that name a platform, not an author.
@@ -158,6 +159,9 @@ var blogPlatforms = []string{
 	"medium.com", "hashnode.dev", "ghost.io", "tumblr.com", "notion.site", "velog.io",
 	"netlify.app", "vercel.app", "pages.dev", "dev.to", "atlassian.net",
 	"typepad.com", "blogs.com", "livejournal.com",
+	// Hosted status pages name their customer the same way
+	// (acmestatus.status.page, acme.instatus.com).
+	"statuspage.io", "instatus.com", "status.page", "betteruptime.com", "freshstatus.io", "statuspal.io",
 }
 
 // hostMatches reports whether host is h or a subdomain of it.
@@ -230,6 +234,10 @@ var siteNameSuffixes = map[string]bool{
 
 // afterSuffixOnly are site-name suffixes that go only after another one.
 var afterSuffixOnly = map[string]bool{"service": true, "system": true}
+
+// gluedSuffixes are site-name suffixes that a host label writes on to the
+// name ("githubstatus", "acmeblog").
+var gluedSuffixes = []string{"status", "blog"}
 
 // siteNamePrefixes are leading phrases of the same kind ("The Cloudflare
 // Blog", "Engineering at Meta").
@@ -498,6 +506,16 @@ func nameFromLabel(label string) string {
 	words := strings.FieldsFunc(label, func(r rune) bool { return r == '-' || r == '_' })
 	for len(words) > 1 && siteNameSuffixes[strings.ToLower(words[len(words)-1])] {
 		words = words[:len(words)-1]
+	}
+	if len(words) == 1 {
+		// A suffix written on ("quickbasestatus", "acmeblog").
+		w := strings.ToLower(words[0])
+		for _, suf := range gluedSuffixes {
+			if len(w) >= len(suf)+3 && strings.HasSuffix(w, suf) {
+				words[0] = words[0][:len(w)-len(suf)]
+				break
+			}
+		}
 	}
 	for _, pre := range siteNamePrefixes {
 		if len(words) > len(pre) && equalFoldWords(words[:len(pre)], pre) {
