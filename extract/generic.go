@@ -2,6 +2,7 @@ package extract
 
 import (
 	"fmt"
+	"net/url"
 	"strings"
 	"time"
 	"unicode"
@@ -655,14 +656,15 @@ var listPath = normalize.MustPattern(`(?i)/(?:tags?|categor(?:y|ies)|topics|arch
 // listOfPosts says why the page is an index of posts rather than one post
 // (a tag or archive page), or "".
 func listOfPosts(pg *page) string {
-	if listAddress(pg.orig.Path) {
-		return "a tag, category or archive address"
-	}
 	linked := 0
 	for _, h := range pg.ix.headings {
-		if c := soleChild(h); c != nil && c.DataAtom == atom.A {
+		if c := soleChild(h); c != nil && c.DataAtom == atom.A && !homeLink(c) {
 			linked++
 		}
+	}
+	if listAddress(pg.orig.Path) && (linked > 1 || len(pg.ix.articles) > 1) {
+		// A tag or archive address that holds one post shows that post.
+		return "a tag, category or archive address"
 	}
 	if linked >= 4 {
 		return fmt.Sprintf("%d headings that link to posts", linked)
@@ -671,6 +673,13 @@ func listOfPosts(pg *page) string {
 		return fmt.Sprintf("%d articles", n)
 	}
 	return ""
+}
+
+// homeLink reports whether an a element links to a site's home page (the
+// blog's name over its posts).
+func homeLink(a *html.Node) bool {
+	u, err := url.Parse(attr(a, "href"))
+	return err == nil && (u.Path == "" || u.Path == "/") && u.RawQuery == "" && u.Fragment == ""
 }
 
 // oneStoryWithCards reports whether one article tells a story in

@@ -932,3 +932,32 @@ func TestAPostWithReadMoreCardsIsNoListPage(t *testing.T) {
 		})
 	}
 }
+
+func TestATagArchiveHoldingOnePostIsThatPost(t *testing.T) {
+	entry := func(n string) string {
+		return `<div class="post"><h2 class="entry-title"><a href="https://blog.example.no/2013/04/23/report-` + n + `/">Incident report ` + n + `</a></h2><div class="entry-content"><p>A core router failed and traffic was dropped from 00:20 UTC.</p></div></div>`
+	}
+	head := `<h1 id="blog-title"><a href="https://blog.example.no/">Example blog</a></h1><h2 class="page-title">Tag archive: incident</h2>`
+	tests := []struct {
+		name, body string
+		list       bool
+	}{
+		{"one post", head + entry("1"), false},
+		{"three posts", head + entry("1") + entry("2") + entry("3"), true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			d, err := Page(context.Background(), casefile.Page{URL: "https://blog.example.no/tag/incident/", ContentType: "text/html", Body: []byte("<html><body>" + tt.body + "</body></html>")})
+			if err != nil {
+				t.Fatal(err)
+			}
+			list := false
+			for _, why := range d.Postmortem.Reasons {
+				list = list || strings.Contains(why, "a list page")
+			}
+			if list != tt.list {
+				t.Errorf("read as a list page: %v, want %v; reasons %q", list, tt.list, d.Postmortem.Reasons)
+			}
+		})
+	}
+}

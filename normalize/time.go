@@ -688,6 +688,13 @@ func (p *stampParser) clockZone(i int, c tsClock) (tsZone, int, bool) {
 	if !ok {
 		return tsZone{}, i, false
 	}
+	if p.at(e) == '/' {
+		// "EST/CST" after a pair of clocks: the second zone goes with
+		// the second clock, which pairedClock skipped.
+		if _, e2, ok := p.zoneName(e + 1); ok {
+			e = e2
+		}
+	}
 	return z, p.zoneParenTail(e), true
 }
 
@@ -1165,6 +1172,7 @@ func (p *stampParser) clockColon(c tsClock, e int) (tsClock, int, bool) {
 			break
 		}
 	}
+	e = p.pairedClock(e)
 	if mer, me, ok := p.meridiem(e); ok {
 		if c.h <= 12 {
 			c.mer = mer
@@ -1172,6 +1180,31 @@ func (p *stampParser) clockColon(c tsClock, e int) (tsClock, int, bool) {
 		e = me
 	}
 	return c, e, true
+}
+
+// pairedClock skips the second clock of a pair written for two zones
+// ("2:20/1:20 PM EST/CST": the first clock goes with the first zone) at e,
+// returning the index after it, or e. The pair must be followed by a
+// meridiem or by a pair of zones: "13:10/13:40" alone is two times.
+func (p *stampParser) pairedClock(e int) int {
+	if p.at(e) != '/' {
+		return e
+	}
+	_, hn, e2 := p.digits(e + 1)
+	if hn < 1 || hn > 2 || p.at(e2) != ':' {
+		return e
+	}
+	_, mn, e3 := p.digits(e2 + 1)
+	if mn != 2 || tsAlnum(p.at(e3)) {
+		return e
+	}
+	if _, _, ok := p.meridiem(e3); ok {
+		return e3
+	}
+	if _, ze, ok := p.zoneName(p.ws(e3, false)); ok && p.at(ze) == '/' {
+		return e3 // "14:20/13:20 EST/CST"
+	}
+	return e
 }
 
 // fraction reads the fraction of a second after ".", "," at e into c.nsec.

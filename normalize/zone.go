@@ -294,7 +294,7 @@ func (p *stampParser) utcZone(i int) (tsZone, int, bool) {
 // longZone reads a long or Rails name ("Pacific Standard Time").
 func (p *stampParser) longZone(i int) (tsZone, int, bool) {
 	for _, ln := range tzLongNames {
-		if strings.HasPrefix(p.s[i:], ln.name) && !tsLetter(p.at(i+len(ln.name))) {
+		if p.hasZoneName(i, ln.name) && !tsLetter(p.at(i+len(ln.name))) {
 			if z, ok := tsZoneFromKey(ln.name, ln.zone); ok {
 				z.abbrev = false
 				return z, i + len(ln.name), true
@@ -302,6 +302,15 @@ func (p *stampParser) longZone(i int) (tsZone, int, bool) {
 		}
 	}
 	return tsZone{}, i, false
+}
+
+// hasZoneName reports whether the long name stands at i: as written, or in
+// lower case when it ends in "Time" ("04:13 mountain time").
+func (p *stampParser) hasZoneName(i int, name string) bool {
+	if strings.HasPrefix(p.s[i:], name) {
+		return true
+	}
+	return strings.HasSuffix(name, " Time") && len(p.s)-i >= len(name) && strings.EqualFold(p.s[i:i+len(name)], name)
 }
 
 // ianaZone reads an IANA name, Area/Location[/Sub], whose area ends at e.
