@@ -379,6 +379,18 @@ var verdictRules = []verdictRule{
 		if name, n := reportedBy(v); name != "" {
 			return -3, "a report of what " + name + " said (" + strconv.Itoa(n) + " mentions) with no first person: news about another organisation's incident"
 		}
+		if n := countLines(v.text, reportedKoRe); n >= 2 && !strings.Contains(v.text, "저희") && !strings.Contains(v.text, "당사") && !strings.Contains(v.text, "우리") {
+			return -3, strconv.Itoa(n) + " lines that report what others said or announced (밝혔다, 발표) with no first person: a press release or news"
+		}
+		return 0, ""
+	}},
+	{"received-message", "", func(v *verdictInput) (float64, string) {
+		// "Below is an email our company was sent explaining the
+		// outages": a vendor's notice the publisher received, not its
+		// own account.
+		if m := receivedMessageRe.FindString(v.text); m != "" {
+			return -4, "a message the publisher received from someone else (" + strconv.Quote(m) + ")"
+		}
 		return 0, ""
 	}},
 	{"several-incidents", "", func(v *verdictInput) (float64, string) {
@@ -463,6 +475,13 @@ var (
 // reportedRe attributes an account to its source: "according to the
 // GitHub Blog", "GitHub has put out its report", "Fastly said".
 var reportedRe = regexp.MustCompile(`\baccording to (?:[Tt]he |[Aa] )?([A-Z][\w.&-]+)|\b([A-Z][\w.&-]+)(?:'s|’s)? (?:said|says|reported|reports|has (?:put out|published|released|shared|posted|confirmed|acknowledged)|published|released|explained|acknowledged|confirmed|disclosed|announced)\b`)
+
+// reportedKoRe is a Korean line that reports what someone else said or
+// announced, as news and press releases write.
+var reportedKoRe = regexp.MustCompile(`(?:밝혔다|발표했다|내놓았다|전했다|설명했다|에 따르면)`)
+
+// receivedMessageRe introduces a message the publisher was sent.
+var receivedMessageRe = regexp.MustCompile(`(?i)\b(?:e-?mail|message|letter|notice)\b[^.\n]{0,40}?\b(?:we|I|our (?:company|team|firm)) (?:was |were )?(?:sent|received|got)\b|\b(?:we|I) (?:received|got|were sent|was sent) (?:this|the following|an?) (?:e-?mail|message|letter|notice)\b`)
 
 // reporterStopWords are capitalised words that open a sentence, not names.
 var reporterStopWords = map[string]bool{"The": true, "This": true, "That": true, "These": true, "Those": true, "She": true, "They": true, "Our": true, "Its": true, "Their": true, "His": true, "Her": true}
