@@ -157,10 +157,8 @@ var verdictRules = []verdictRule{
 		// "At 11:13 MDT (UTC - 6h) this morning the utility lost its
 		// feed and campus power stayed off": a short notice that dates its
 		// own impact to the minute.
-		for _, e := range v.events {
-			if e.Zone != "" && e.End == nil && impactClauseRe.MatchString(e.Text) {
-				return 0.5, "a zoned time that tells the impact"
-			}
+		if zonedImpact(v.events) {
+			return 0.5, "a zoned time that tells the impact"
 		}
 		for _, e := range v.events {
 			// "Our platform lost its connectivity today at around
@@ -359,6 +357,19 @@ var verdictRules = []verdictRule{
 		}
 		return 0, ""
 	}},
+	{"template", "", func(v *verdictInput) (float64, string) {
+		// A document to be filled in, or a prompt that asks a model to
+		// write one: its blanks ("[incident_summary]", "{{ service }}",
+		// "[Date]") or the prompt's own words ("Act as a site
+		// reliability engineer").
+		if m := templateBlankRe.FindString(v.text); m != "" {
+			return -4, "a blank to fill in (" + strconv.Quote(m) + "): a template or a prompt, not an account"
+		}
+		if n := countLines(v.text, promptLineRe); n >= 1 {
+			return -3, "a prompt that asks for a postmortem to be written"
+		}
+		return 0, ""
+	}},
 	{"example-labels", "", func(v *verdictInput) (float64, string) {
 		if n := countLines(v.lower, exampleLabelRe); n >= 2 {
 			return -4, strconv.Itoa(n) + " lines that label what follows as an example: a how-to"
@@ -401,6 +412,13 @@ var verdictRules = []verdictRule{
 	}},
 	{"docs-page", "", func(v *verdictInput) (float64, string) {
 		if v.url != nil && (strings.HasPrefix(strings.ToLower(v.url.Hostname()), "docs.") || strings.Contains(v.url.Path, "/docs/")) {
+			if v.firstPerson && zonedImpact(v.events) && countLines(v.lower, exampleLabelRe) == 0 && !anyLine(v.lower, sampleWords, reSample) {
+				// "On 9th July 2022, from 00:00 UTC to 04:07 UTC, … we
+				// could not serve": the organisation's own account,
+				// kept on its documentation site (no example or sample
+				// in it).
+				return 0, ""
+			}
 			return -2, "a documentation page"
 		}
 		if v.url != nil && wikiSiteRe.MatchString(v.site+" "+v.url.Hostname()+v.url.Path) {
@@ -456,6 +474,10 @@ var (
 	statusSiteRe = regexp.MustCompile(`(?i)\bstatus(?: page| site)?$`)
 
 	// exampleLabelRe is a line that only announces an example.
+	// templateBlankRe is a blank of a template or a prompt.
+	templateBlankRe = regexp.MustCompile(`\[[a-z]+(?:_[a-z]+)+\]|\{\{\s*[\w.]+\s*\}\}|\[(?:Date|Time|Company(?: Name)?|Your (?:Name|Company|Team)|Service(?: Name)?|Customer(?: Name)?|Insert [^\]\n]{1,30}|Incident (?:Title|Name|ID|Date))\]`)
+	// promptLineRe is the opening of a prompt to a language model.
+	promptLineRe = regexp.MustCompile(`(?i)^\s*(?:act as|you are|pretend to be) an? [\w -]{0,40}(?:engineer|writer|sre|expert|assistant|manager)\b[^.\n]{0,80}\.?\s*(?:produce|write|draft|create|generate)\b`)
 	// exerciseLineRe is a line of an exercise or quiz: its scenario, its
 	// question over options, its answer.
 	exerciseLineRe = regexp.MustCompile(`(?i)^\s*(?:(?:incident |outage )?scenario\s*[:：]|exercise \d+\b|question \d+\s*[:：.]|quiz\b)|\b(?:the )?(?:model|correct|right|best|sample) answer\b|\boption [a-e] is (?:the )?(?:correct|right|best|model)\b|\bwhich (?:version|option|one|of (?:these|the following))\b[^?\n]{0,120}\?`)
@@ -500,6 +522,17 @@ func reportedBy(v *verdictInput) (string, int) {
 		}
 	}
 	return "", 0
+}
+
+// zonedImpact reports whether an event with a zone, or a zoned range,
+// tells the impact.
+func zonedImpact(events []casefile.Event) bool {
+	for _, e := range events {
+		if e.Zone != "" && impactClauseRe.MatchString(e.Text) {
+			return true
+		}
+	}
+	return false
 }
 
 // countLines counts the lines of text that re matches.
@@ -618,7 +651,7 @@ func formatWeight(w float64) string {
 // Key words: a line is tried against a pattern only when it holds one.
 var (
 	// impactClauseRe: a clause that says service was lost.
-	impactClauseRe = normalize.MustPattern(`(?i)\b(?:lost (?:its |their |our )?(?:feed|power|connectivity|network|access)|went (?:down|offline|dark)|stopped (?:responding|working|serving)|(?:was|were) (?:down|offline|unreachable|unavailable)|outage (?:began|started)|power (?:\w+ )?(?:failed|went out|was lost)|power (?:blip|cut|outage|failure|loss|surge)|dropped offline)\b`)
+	impactClauseRe = normalize.MustPattern(`(?i)\b(?:lost (?:its |their |our )?(?:feed|power|connectivity|network|access)|went (?:down|offline|dark)|stopped (?:responding|working|serving)|(?:was|were) (?:down|offline|unreachable|unavailable)|outage (?:began|started)|power (?:\w+ )?(?:failed|went out|was lost)|power (?:blip|cut|outage|failure|loss|surge)|dropped offline|failed to (?:work|run|respond|renew|start|serve)|could not (?:serve|be reached|connect|load|process|reach))\b`)
 	incidentWords  = []string{"outage", "incident", "downtime", "disruption", "degrad", "unavailab", "error", "fail", "broke", "went down", "rolled back", "reverted", "delayed", "delays", "held up", "crash", "out of service", "faulty", "misbehav", "trouble", "problem", "offline", "not working", "unreachable", " down", "장애", "중단", "오류", "지연", "障害", "不具合", "停止", "エラー", "遅延", "つながりにくい"}
 	apologyWords   = []string{"apolog", "sorry", "regret", "사과", "죄송", "불편을", "お詫び", "申し訳"}
 	causeWords     = []string{"cause", "went wrong", "due to", "triggered", "we found", "we identified", "we determined", "we traced", "we discovered", "turned out", "investigation", "because", "원인", "原因"}
