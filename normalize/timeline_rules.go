@@ -123,7 +123,7 @@ var startPasses = []tlPass{
 		}}}},
 	{rules: []tlRule{{RuleStartEarliest, 0.4,
 		atIf(func(_ *tlContext, e *tlEvent) bool {
-			return !e.post && e.Section != casefile.SectionRemediation && !tlLeadEndRe.MatchString(e.lead)
+			return !e.post && e.Section != casefile.SectionRemediation && !tlLeadEndRe.MatchString(e.lead) && !toldAsRecovery(e)
 		}),
 		func(e *tlEvent) string {
 			return "earliest event of the page (" + quoteStamp(e.Stamp) + "); no event marks the start or impact"
@@ -219,10 +219,22 @@ var dataWindowRe = MustPattern(`(?i)\b(?:created|added|written|entered|submitted
 // between 01:00 and 06:00").
 var plannedRangeRe = MustPattern(`(?i)\b(?:scheduled|planned|approved|booked)\b|\bmaintenance window\b|승인|예정된|계획된|予定`)
 
+// untilWordRe is "until", which ends a range of some other time as often as
+// it tells a recovery.
+var untilWordRe = MustPattern(`(?i)\buntil\b`)
+
+// toldAsRecovery reports whether an event's clause tells a recovery in
+// words of its own ("障害は16時45分頃に解消しており", "service was restored
+// at 03:01"), not by an "until" that may end another time's range.
+func toldAsRecovery(e *tlEvent) bool {
+	return isResolution(untilWordRe.ReplaceAllString(e.clause, ""))
+}
+
 // marksImpact reports whether an event marks impact (or its detection) at a
-// time not introduced as an end ("until", "by").
+// time not introduced as an end ("until", "by") and not told as the
+// recovery ("障害は16時45分頃に解消しており").
 func marksImpact(_ *tlContext, e *tlEvent) bool {
-	return !e.post && !tlLeadEndRe.MatchString(e.lead) && (tlImpactRe.MatchString(e.sentence) || isDetection(e))
+	return !e.post && !tlLeadEndRe.MatchString(e.lead) && (tlImpactRe.MatchString(e.sentence) || isDetection(e)) && !toldAsRecovery(e)
 }
 
 // rangeEnd gives the end of an impact range that ends after the start and

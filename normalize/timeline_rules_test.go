@@ -345,6 +345,26 @@ func TestTimelineRuleIDs(t *testing.T) {
 			want: ids{RuleStartExplicit, RuleDetectedNone, RuleResolvedEvent, RuleResolvedAfterComputed},
 		},
 		{
+			name: "an event told as the recovery never starts the incident",
+			events: func(t *testing.T) []casefile.Event {
+				return []casefile.Event{
+					ev(t, "2018-07-04T07:45:00Z", "7月4日(水)16時45分", "障害は7月4日(水)16時45分頃に解消しており、サービスは普段どおり使える状態に戻っています。", sum),
+				}
+			},
+			want: ids{RuleStartNone, RuleDetectedNone, RuleResolvedNone, RuleResolvedAfterNone},
+		},
+		{
+			name: "an incident reported in the passive is its detection",
+			events: func(t *testing.T) []casefile.Event {
+				return []casefile.Event{
+					ev(t, "2020-11-16T01:05:00Z", "01:05 UTC", "Starting at 01:05 UTC customers had problems sending emails.", sum),
+					ev(t, "2020-11-16T01:15:00Z", "01:15 UTC", "01:15 UTC the incident was reported", tl),
+					ev(t, "2020-11-16T03:01:00Z", "03:01 UTC", "Service was restored at 03:01 UTC.", sum),
+				}
+			},
+			want: ids{RuleStartExplicit, RuleDetectedEvent, RuleResolvedEvent, RuleResolvedAfterComputed},
+		},
+		{
 			name: "monitoring that picked something up is a detection",
 			events: func(t *testing.T) []casefile.Event {
 				return []casefile.Event{
