@@ -465,6 +465,11 @@ func incidentDay(env timeEnv, title string, blocks []block, slug string, publish
 	}
 	if post == nil && published != nil {
 		t := env.withDay(*published).date
+		if u := published.UTC(); u.Hour() == 0 && u.Minute() == 0 && u.Second() == 0 && u.Nanosecond() == 0 {
+			// "2025-04-02T00:00:00.000Z": a calendar day written as
+			// midnight UTC, the same day in the page's zone.
+			t = time.Date(u.Year(), u.Month(), u.Day(), 0, 0, 0, 0, time.UTC)
+		}
 		post = &t
 	}
 	if post != nil {

@@ -961,3 +961,22 @@ func TestATagArchiveHoldingOnePostIsThatPost(t *testing.T) {
 		})
 	}
 }
+
+func TestAPublicationDayWrittenAsMidnightUTCIsThatDay(t *testing.T) {
+	page := `<html><head><title>Post-mortem: a migration</title></head><body><article><h1>Post-mortem: a migration</h1>
+<time datetime="2025-04-02T00:00:00.000Z">April 2, 2025</time>
+<p>Earlier today, starting at 10:11am ET, we had an outage of about 12 minutes and our API answered with 503 errors.</p>
+<p>At 10:28am ET we were back up after the migration was reverted.</p></article></body></html>`
+	d, err := Page(context.Background(), casefile.Page{URL: "https://blog.example.com/migration-postmortem", ContentType: "text/html", Body: []byte(page)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(d.Events) == 0 {
+		t.Fatal("no events")
+	}
+	for _, e := range d.Events {
+		if got := e.At.UTC().Format("2006-01-02"); got != "2025-04-02" {
+			t.Errorf("event %q on %s, want 2025-04-02 (the published day, not the day before in ET)", e.Stamp, got)
+		}
+	}
+}
