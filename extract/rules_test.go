@@ -965,8 +965,8 @@ func TestATagArchiveHoldingOnePostIsThatPost(t *testing.T) {
 func TestAPublicationDayWrittenAsMidnightUTCIsThatDay(t *testing.T) {
 	page := `<html><head><title>Post-mortem: a migration</title></head><body><article><h1>Post-mortem: a migration</h1>
 <time datetime="2025-04-02T00:00:00.000Z">April 2, 2025</time>
-<p>Earlier today, starting at 10:11am ET, we had an outage of about 12 minutes and our API answered with 503 errors.</p>
-<p>At 10:28am ET we were back up after the migration was reverted.</p></article></body></html>`
+<p>Earlier today, starting at 10:11am, we had an outage of about 12 minutes and our API answered with 503 errors.</p>
+<h2>Timeline</h2><ul><li>10:11AM ET - The migration was merged</li><li>10:16AM ET - Someone told us things were down</li><li>10:28AM ET - We were back up.</li></ul></article></body></html>`
 	d, err := Page(context.Background(), casefile.Page{URL: "https://blog.example.com/migration-postmortem", ContentType: "text/html", Body: []byte(page)})
 	if err != nil {
 		t.Fatal(err)
