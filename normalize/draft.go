@@ -1359,7 +1359,7 @@ var (
 	// tlLeadingRe: what may stand before a stamp that opens its text.
 	tlLeadingRe = MustPattern(`(?i)^[\s\p{P}]*(?:at|on|by|from|around|about|approximately)?[\s\p{P}]*$`)
 	// tlClockRe: the stamp carries a time of day, not only a date.
-	tlClockRe = MustPattern(`(?i)\d\s*[:h시時]\s*\d|\d\s*[시時]|午[前後]|\d\s*(?:am|pm|a\.m\.|p\.m\.)\b|오[전후]|^\s*\d{10,14}\s*$|\d{4}-\d\d-\d\d[T ]\d\d|\b[0-2]\d[0-5]\d[A-Z]{2,4}\b`)
+	tlClockRe = MustPattern(`(?i)\d\s*[:h시時]\s*\d|\d\s*[시時]|午[前後]|\d\s*(?:am|pm|a\.m\.|p\.m\.)\b|오[전후]|^\s*\d{10,14}\s*$|\d{4}-\d\d-\d\d[T ]\d\d|\b[0-2]\d[0-5]\d[A-Z]{2,4}\b|\b\d{3,4} [A-Z]{2,4}T\b|\b\d{3,4} (?:UTC|GMT)\b`)
 	// tlDurationImpactRe / tlDurationDetectRe sort stated durations.
 	tlDurationImpactRe = MustPattern(`(?i)\blast(?:ed|ing|s)?\b|\bduration\b|\bfor (?:a total of |about |approximately |roughly |around |over |nearly |more than |almost )?(?:\d|one|two|three|four|five|six|an? )|\boutage\b|\bimpact\w*|\bunavailab\w+|\bdown\b|\bdegrad\w+|\bdisrupt\w+|\baffected\b|\berrors?\b|\bfail\w*|\bwent\b[^.;]{0,30}\bwithout\b|동안|지속|이어`)
 	tlDurationPolicyRe = MustPattern(`(?i)\b(?:more than|at least|longer than|less than|up to|every|any|each|whenever)\b`)

@@ -1109,6 +1109,13 @@ func (p *stampParser) clockBare(i int) (tsClock, int, bool) {
 			return tsClock{h: v / 100, m: v % 100}, e, true
 		}
 	}
+	if (n == 3 || n == 4) && v/100 < 24 && v%100 < 60 && p.at(e) == ' ' && tsUpper(p.at(e+1)) {
+		// "at 600 EDT", "930 EDT": hours and minutes without a colon,
+		// then a zone abbreviation.
+		if w, we := p.word(e + 1); !tsAlnum(p.at(we)) && w != "Z" && tzAbbrevs[w] != (tzAbbrev{}) || w == "UTC" || w == "GMT" {
+			return tsClock{h: v / 100, m: v % 100}, e, true
+		}
+	}
 	if n < 1 || n > 2 {
 		return tsClock{}, i, false
 	}
