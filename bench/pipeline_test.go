@@ -134,7 +134,7 @@ func endToEnd(b *testing.B, st casefile.Store, js jetstream.JetStream, urls func
 	ready := make(chan struct{})
 	var readyOnce sync.Once
 	p := &workers.Pipeline{JS: js, Store: counted, Draft: d.Draft, Roles: workers.Roles{Relay: true, Workers: true}, Log: quiet,
-		Config: workers.Config{FetchSlots: 4, RelayInterval: 20 * time.Millisecond, LocalDrafts: localDrafts},
+		Config: workers.Config{FetchSlots: benchSlots(), RelayInterval: 20 * time.Millisecond, LocalDrafts: localDrafts, StoreLinger: benchLinger()},
 		OnSetup: func(err error) {
 			if err == nil {
 				readyOnce.Do(func() { close(ready) })
@@ -393,4 +393,22 @@ func batchDone(b *testing.B, st casefile.Store, batch string, n int) bool {
 		}
 	}
 	return len(subs) == n
+}
+
+// benchSlots is the fetch slots of the end-to-end benchmarks: 4, as
+// drafting alone runs 4 at a time, or SLOTS to compare.
+func benchSlots() int {
+	if n, err := strconv.Atoi(os.Getenv("SLOTS")); err == nil {
+		return n
+	}
+	return 4
+}
+
+// benchLinger is the end-to-end benchmarks' StoreLinger: the pipeline's
+// default, or LINGER (a Go duration; negative: none) to compare.
+func benchLinger() time.Duration {
+	if d, err := time.ParseDuration(os.Getenv("LINGER")); err == nil {
+		return d
+	}
+	return 0
 }

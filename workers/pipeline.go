@@ -80,8 +80,10 @@ type Config struct {
 	// 32): one commit for several drafts instead of one each. It waits
 	// only while this process's fetch workers are drafting, and stops when
 	// the last of them is done. It delays a draft's commit and ack by at
-	// most that; the fetch stage does not wait on it. Default 10ms;
-	// negative: no wait (only drafts already arrived are written together).
+	// most that; the fetch stage does not wait on it, except with
+	// LocalDrafts, where a fetch worker waits for its draft's commit.
+	// Default 10ms, and no wait with LocalDrafts; negative: no wait (only
+	// drafts already arrived are written together).
 	StoreLinger time.Duration
 	// LocalDrafts makes the fetch workers write their drafts to the review
 	// store themselves, grouped (see StoreLinger), and ack their jobs once
@@ -138,6 +140,12 @@ func (c Config) withDefaults() Config {
 	}
 	if c.StoreLinger == 0 {
 		c.StoreLinger = 10 * time.Millisecond
+		if c.LocalDrafts {
+			// A fetch worker that writes its own draft waits for the
+			// commit, so lingering would hold its slot: only the drafts
+			// already waiting are written together.
+			c.StoreLinger = -1
+		}
 	}
 	if c.StoreRetryFor <= 0 {
 		c.StoreRetryFor = 10 * time.Minute
