@@ -365,6 +365,16 @@ func TestTimelineRuleIDs(t *testing.T) {
 			want: ids{RuleStartExplicit, RuleDetectedEvent, RuleResolvedEvent, RuleResolvedAfterComputed},
 		},
 		{
+			name: "labelled start and end dates set the window",
+			events: func(t *testing.T) []casefile.Event {
+				return []casefile.Event{
+					ev(t, "2018-09-13T06:00:00Z", "Thursday, 13th of September 2018, 6:00 AM (GMT)", "Start Date: Thursday, 13th of September 2018, 6:00 AM (GMT)", sum),
+					ev(t, "2018-09-13T08:15:00Z", "Thursday, 13th of September 2018, 8:15 AM (GMT)", "End Date: Thursday, 13th of September 2018, 8:15 AM (GMT)", sum),
+				}
+			},
+			want: ids{RuleStartField, RuleDetectedNone, RuleResolvedField, RuleResolvedAfterComputed},
+		},
+		{
 			name: "monitoring that picked something up is a detection",
 			events: func(t *testing.T) []casefile.Event {
 				return []casefile.Event{
