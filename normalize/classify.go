@@ -648,6 +648,11 @@ func (d *dictionary) searches(sents []classSentence, weights []map[casefile.Sect
 	return out
 }
 
+// lonely are the lists that take their strongest term named once when no
+// term is named enough (components and domains: a short notice names the
+// broken part once).
+var lonely = map[string]bool{ListComponents: true, ListDomains: true}
+
 // classifyList scores one list's terms over the sentences.
 func classifyList(v *Vocabulary, list string, terms []classTerm, searches [][]termSearch, sents []classSentence, weights map[casefile.SectionKind]float64, ctx classContext) []Hit {
 	type acc struct {
@@ -703,6 +708,15 @@ func classifyList(v *Vocabulary, list string, terms []classTerm, searches [][]te
 	}
 	var out []Hit
 	order := map[string]int{}
+	// With no term strong enough, the strongest that was named once in a
+	// section that counts (a short notice names its part once) stands alone.
+	var lone *acc
+	loneSlug := ""
+	for slug, a := range scores {
+		if a.specific+a.generic >= 1 && (lone == nil || a.specific+a.generic > lone.specific+lone.generic || a.specific+a.generic == lone.specific+lone.generic && a.order < lone.order) {
+			lone, loneSlug = a, slug
+		}
+	}
 	for slug, a := range scores {
 		if a.specific < 1 && a.generic < 2 && a.specific+a.generic < 2 {
 			continue
@@ -712,6 +726,13 @@ func classifyList(v *Vocabulary, list string, terms []classTerm, searches [][]te
 		h.Rule += ": " + strings.TrimSpace(h.Term) + " (score " + formatScore(h.Score) + ")"
 		out = append(out, h)
 		order[slug] = a.order
+	}
+	if len(out) == 0 && lone != nil && lonely[list] {
+		h := lone.hit
+		h.Score = lone.specific + lone.generic
+		h.Rule += ": " + strings.TrimSpace(h.Term) + " (score " + formatScore(h.Score) + ", the only part the page names)"
+		out = append(out, h)
+		order[loneSlug] = lone.order
 	}
 	slices.SortFunc(out, func(a, b Hit) int {
 		if c := cmp.Compare(b.Score, a.Score); c != 0 {
