@@ -9,19 +9,27 @@ import (
 )
 
 // localWriter writes the drafts of this process's fetch workers to the
-// review store, several in one transaction: the first worker with a draft
-// to write becomes the writer, waits (up to Config.StoreLinger, and only
-// while other fetch workers are still drafting) for the others' drafts,
-// writes them all with SaveDrafts and hands each worker its result; the
-// workers that arrived meanwhile are written next. No goroutine of its
-// own: nothing to start or stop.
+// review store, several in one transaction: the first draft handed over
+// when none is being written starts a writer goroutine, which waits (up to
+// Config.StoreLinger, and only while fetch workers are still drafting) for
+// others, writes them all with SaveDrafts and hands each its result; the
+// drafts that arrived meanwhile are written next, and the writer ends when
+// none is left. The fetch workers do not wait for it (deferLocal).
 type localWriter struct {
 	mu      sync.Mutex
 	pending []*localDraft
 	writing bool
 	// more is signalled when a draft is added or a fetch job ends.
 	more chan struct{}
+	// room bounds the drafts handed over without waiting (deferLocal)
+	// and not yet settled; deferred counts them, for a shutdown to wait on.
+	room     chan struct{}
+	deferred sync.WaitGroup
 }
+
+// maxDeferred is how many drafts the fetch workers may hand to the writer
+// and go on drafting before one of them waits for room.
+const maxDeferred = 2 * storeGroup
 
 // localWriteTimeout bounds one local write of a group of drafts.
 const localWriteTimeout = 30 * time.Second
@@ -30,7 +38,8 @@ type localDraft struct {
 	job   draftJob
 	saved casefile.SaveResult
 	err   error
-	done  chan struct{}
+	// then is called with the result once the draft's group is written.
+	then func(casefile.SaveResult, error)
 }
 
 func (w *localWriter) poke() {
@@ -40,13 +49,20 @@ func (w *localWriter) poke() {
 	}
 }
 
-// saveLocal stores a fetch worker's draft in this process, grouped with
-// the drafts other fetch workers have ready, and returns once its
-// transaction is committed. An error means it was not stored (the caller
-// queues it for the store stage instead).
-func (p *Pipeline) saveLocal(ctx context.Context, job draftJob) (casefile.SaveResult, error) {
+// deferLocal hands a fetch worker's draft to this process's writer and
+// returns without waiting for its commit (only for room, when maxDeferred
+// drafts are in hand): then is called, on a goroutine of its own, once the
+// transaction is committed or has failed. The worker's slot takes its
+// next job meanwhile; the job's message is acked by then.
+func (p *Pipeline) deferLocal(ctx context.Context, job draftJob, then func(casefile.SaveResult, error)) {
 	w := &p.local
-	d := &localDraft{job: job, done: make(chan struct{})}
+	w.room <- struct{}{}
+	w.deferred.Add(1)
+	d := &localDraft{job: job, then: func(saved casefile.SaveResult, err error) {
+		defer w.deferred.Done()
+		<-w.room
+		then(saved, err)
+	}}
 	w.mu.Lock()
 	w.pending = append(w.pending, d)
 	lead := !w.writing
@@ -54,15 +70,7 @@ func (p *Pipeline) saveLocal(ctx context.Context, job draftJob) (casefile.SaveRe
 	w.mu.Unlock()
 	w.poke()
 	if lead {
-		p.writeLocal(ctx)
-	}
-	select {
-	case <-d.done:
-		return d.saved, d.err
-	case <-ctx.Done():
-		// Shut down while another worker writes: the job goes back to the
-		// queue; if the write commits, the copy finds its draft stored.
-		return casefile.SaveResult{}, ctx.Err()
+		go p.writeLocal(ctx)
 	}
 }
 
@@ -103,14 +111,15 @@ func (p *Pipeline) writeLocal(ctx context.Context) {
 			default:
 				d.saved = saved[i].SaveResult
 			}
-			close(d.done)
+			go d.then(d.saved, d.err)
 		}
 	}
 }
 
 // lingerLocal waits, up to Config.StoreLinger, while some of this
-// process's fetch jobs are still drafting (not all of them wait here with
-// a draft) and the group is not full.
+// process's fetch jobs are still drafting and the group is not full: the
+// fetch workers do not wait for the write, so a longer group costs them
+// nothing, and the commit of a group is most of a write's cost.
 func (p *Pipeline) lingerLocal(ctx context.Context) {
 	w := &p.local
 	linger := p.Config.StoreLinger
@@ -123,7 +132,8 @@ func (p *Pipeline) lingerLocal(ctx context.Context) {
 		w.mu.Lock()
 		n := len(w.pending)
 		w.mu.Unlock()
-		if n >= storeGroup || int64(n) >= p.drafting.Load() {
+		if n >= storeGroup || p.drafting.Load() == 0 {
+			// Full, or no fetch worker is drafting: no draft is coming.
 			return
 		}
 		select {

@@ -80,10 +80,10 @@ type Config struct {
 	// 32): one commit for several drafts instead of one each. It waits
 	// only while this process's fetch workers are drafting, and stops when
 	// the last of them is done. It delays a draft's commit and ack by at
-	// most that; the fetch stage does not wait on it, except with
-	// LocalDrafts, where a fetch worker waits for its draft's commit.
-	// Default 10ms, and no wait with LocalDrafts; negative: no wait (only
-	// drafts already arrived are written together).
+	// most that; the fetch stage does not wait on it (with LocalDrafts
+	// either: a fetch worker hands its draft over and takes its next job).
+	// Default 10ms; negative: no wait (only drafts already arrived are
+	// written together).
 	StoreLinger time.Duration
 	// LocalDrafts makes the fetch workers write their drafts to the review
 	// store themselves, grouped (see StoreLinger), and ack their jobs once
@@ -140,12 +140,6 @@ func (c Config) withDefaults() Config {
 	}
 	if c.StoreLinger == 0 {
 		c.StoreLinger = 10 * time.Millisecond
-		if c.LocalDrafts {
-			// A fetch worker that writes its own draft waits for the
-			// commit, so lingering would hold its slot: only the drafts
-			// already waiting are written together.
-			c.StoreLinger = -1
-		}
 	}
 	if c.StoreRetryFor <= 0 {
 		c.StoreRetryFor = 10 * time.Minute
@@ -246,6 +240,7 @@ func (p *Pipeline) init() {
 		p.archiveKick = make(chan struct{}, 1)
 		p.fetchIdle = make(chan struct{}, 1)
 		p.local.more = make(chan struct{}, 1)
+		p.local.room = make(chan struct{}, maxDeferred)
 		if p.Log == nil {
 			p.Log = slog.Default()
 		}
@@ -313,6 +308,9 @@ func (p *Pipeline) Run(ctx context.Context) error {
 			first = err
 		}
 	}
+	// Drafts handed to the local writer are committed and their jobs
+	// settled before Run returns.
+	p.local.deferred.Wait()
 	return first
 }
 
@@ -598,9 +596,29 @@ const pullWait = 5 * time.Second
 func (p *Pipeline) runJob(ctx context.Context, stage string, msg jetstream.Msg, h handler) {
 	stopHB := p.heartbeat(ctx, msg)
 	err := protect(stage, func() error { return h(ctx, msg) })
+	var later *laterError
+	if errors.As(err, &later) {
+		// The job goes on without its slot (a draft handed to the local
+		// writer): its message keeps its heartbeat until it is settled.
+		later.start(func(err error) {
+			stopHB()
+			p.settle(ctx, stage, msg, err)
+		})
+		return
+	}
 	stopHB()
 	p.settle(ctx, stage, msg, err)
 }
+
+// laterError is a handler's answer that its job is not finished but goes
+// on without the slot: start is called with the function that settles the
+// job's message once it is.
+type laterError struct{ start func(finish func(error)) }
+
+func (*laterError) Error() string { return "job settled later" }
+
+// settleLater returns a laterError that runs start.
+func settleLater(start func(finish func(error))) error { return &laterError{start: start} }
 
 // heartbeat signals progress on the messages every Config.Heartbeat until
 // the returned function is called.
@@ -802,23 +820,35 @@ func (p *Pipeline) handleFetch(ctx context.Context, msg jetstream.Msg) error {
 	// of the other fetch workers, and the job is acked once it is
 	// committed; only when that fails does it go through the queue.
 	if p.Config.LocalDrafts {
-		saved, err := p.saveLocal(ctx, dj)
-		if err == nil {
-			p.stored(ctx, dj, saved)
-			return nil
-		}
-		if ctx.Err() == nil {
-			p.Log.Debug("draft not stored here; queued for the store stage", "submission", job.SubmissionID, "err", err)
-		}
+		// The slot goes on to its next job; the message is settled once
+		// the draft is committed (or queued, when the write fails).
+		return settleLater(func(finish func(error)) {
+			p.deferLocal(ctx, dj, func(saved casefile.SaveResult, err error) {
+				if err == nil {
+					p.stored(ctx, dj, saved)
+					finish(nil)
+					return
+				}
+				if ctx.Err() == nil {
+					p.Log.Debug("draft not stored here; queued for the store stage", "submission", job.SubmissionID, "err", err)
+				}
+				finish(p.queueDraft(ctx, dj))
+			})
+		})
 	}
+	return p.queueDraft(ctx, dj)
+}
+
+// queueDraft publishes a draft for the store stage.
+func (p *Pipeline) queueDraft(ctx context.Context, dj draftJob) error {
 	data, err := json.Marshal(dj)
 	if err != nil {
-		return fmt.Errorf("encode draft of %s: %w", job.URL, err)
+		return fmt.Errorf("encode draft of %s: %w", dj.URL, err)
 	}
 	sum := sha256.Sum256(data)
-	id := fmt.Sprintf("draft-%d-%s", job.SubmissionID, hex.EncodeToString(sum[:8]))
+	id := fmt.Sprintf("draft-%d-%s", dj.SubmissionID, hex.EncodeToString(sum[:8]))
 	if _, err := p.JS.Publish(ctx, SubjectDrafts, data, jetstream.WithMsgID(id)); err != nil {
-		return casefile.Errorf(casefile.ErrTransient, "queue draft of %s: %w", job.URL, err)
+		return casefile.Errorf(casefile.ErrTransient, "queue draft of %s: %w", dj.URL, err)
 	}
 	return nil
 }
