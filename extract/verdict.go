@@ -368,6 +368,9 @@ var verdictRules = []verdictRule{
 		if n := countLines(v.text, promptLineRe); n >= 1 {
 			return -3, "a prompt that asks for a postmortem to be written"
 		}
+		if m := templateHeadingRe.FindString(v.text); m != "" {
+			return -3, "a heading that offers a template or an example (" + strconv.Quote(strings.TrimSpace(m)) + ")"
+		}
 		return 0, ""
 	}},
 	{"example-labels", "", func(v *verdictInput) (float64, string) {
@@ -468,7 +471,7 @@ var (
 	// trackerTitleRe is a title that opens with an organisation's outage.
 	trackerTitleRe = regexp.MustCompile(`^(\S+(?: \S+)?) (?:outage|incident|downtime|is down|status)\b`)
 	// demoPathRe and demoTitleRe are a product demo's address and title.
-	demoPathRe  = regexp.MustCompile(`(?i)(?:^|/)(?:demo|demos|sandbox|playground)(?:/|$)`)
+	demoPathRe  = regexp.MustCompile(`(?i)(?:^|/)(?:demo|demos|sandbox|playground|showcase|templates?|samples?|examples?)(?:/|$)`)
 	demoTitleRe = regexp.MustCompile(`(?i)^(?:demo\b|\S+(?: \S+)? demo$)`)
 	// statusSiteRe is a site name that says it is a status site.
 	statusSiteRe = regexp.MustCompile(`(?i)\bstatus(?: page| site)?$`)
@@ -476,6 +479,9 @@ var (
 	// exampleLabelRe is a line that only announces an example.
 	// templateBlankRe is a blank of a template or a prompt.
 	templateBlankRe = regexp.MustCompile(`\[[a-z]+(?:_[a-z]+)+\]|\{\{\s*[\w.]+\s*\}\}|\[(?:Date|Time|Company(?: Name)?|Your (?:Name|Company|Team)|Service(?: Name)?|Customer(?: Name)?|Insert [^\]\n]{1,30}|Incident (?:Title|Name|ID|Date))\]`)
+	// templateHeadingRe is a line that heads a template or an example of
+	// a postmortem ("Postmortem template", "Example output").
+	templateHeadingRe = regexp.MustCompile(`(?im)^[\s#*]*(?:(?:post-?mortem|incident(?: report)?|rca|pir)\s+(?:templates?|examples?|samples?)|(?:templates?|examples?|samples?) (?:post-?mortem|incident report|output)|example output)\s*:?\s*$`)
 	// promptLineRe is the opening of a prompt to a language model.
 	promptLineRe = regexp.MustCompile(`(?i)^\s*(?:act as|you are|pretend to be) an? [\w -]{0,40}(?:engineer|writer|sre|expert|assistant|manager)\b[^.\n]{0,80}\.?\s*(?:produce|write|draft|create|generate)\b`)
 	// exerciseLineRe is a line of an exercise or quiz: its scenario, its
