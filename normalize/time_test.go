@@ -75,6 +75,8 @@ func TestScanTimesReadsWrittenDatesClocksAndZones(t *testing.T) {
 		{"hours and minutes without a colon before a zone", "On 2014-08-10 at 600 EDT a node ran out of disk",
 			[]tsGot{tsW("2014-08-10 at 600 EDT", "2014-08-10T10:00:00Z", "EDT")}},
 		{"a count before a word is no clock", "we saw 500 errors in 2014", nil},
+		{"Central Africa Time is two hours ahead", "Nov 12, 2018 - 08:29 CAT",
+			[]tsGot{tsW("Nov 12, 2018 - 08:29 CAT", "2018-11-12T06:29:00Z", "CAT")}},
 		{"a UTC stamp is taken as is", "2021-03-25 15:30 UTC",
 			[]tsGot{tsW("2021-03-25 15:30 UTC", "2021-03-25T15:30:00Z", "UTC")}},
 		{"the hours' unit glued to a clock", "on 2021-03-25 at 15:30hrs UTC we lost two servers",

@@ -35,6 +35,8 @@ var tzAbbrevs = map[string]tzAbbrev{
 	"ACST": {9*3600 + 1800, false}, "ACDT": {10*3600 + 1800, false},
 	"AEST": {10 * 3600, false}, "AEDT": {11 * 3600, false},
 	"NZST": {12 * 3600, false}, "NZDT": {13 * 3600, false},
+	"WAT": {3600, false}, "CAT": {2 * 3600, false}, "SAST": {2 * 3600, false}, "EAT": {3 * 3600, false},
+	"ICT": {7 * 3600, false}, "WIB": {7 * 3600, false}, "PHT": {8 * 3600, false}, "BRT": {-3 * 3600, false},
 }
 
 // tzGeneric maps generic (season-less) abbreviations to the IANA zone whose
