@@ -75,7 +75,7 @@ var (
 	reSample         = normalize.MustPattern(`(?i)\b(?:this|the following|below) is (?:an? )?(?:example|sample|fictional|hypothetical|made-up)\b|\b(?:example|sample|fictional|hypothetical|made-up|mock) (?:postmortem|post-mortem|incident|outage|timeline)s?\b|\bfor illustration\b|\bfictitious\b|\b(?:dummy|placeholder) (?:text|incident|data|content)\b|[(（]ダミー[)）]|ダミー(?:です|の(?:原因|インシデント|データ|文章))|テストのインシデント`)
 	titleMaintain    = normalize.MustPattern(`(?i)\b(?:scheduled|planned) maintenance\b|\bmaintenance window\b|정기 ?점검|점검 안내`)
 	titleAnnounce    = normalize.MustPattern(`(?i)^(?:introducing|announcing|meet)\b|\bnow (?:generally )?available\b|\bgenerally available\b|\brelease notes\b|\bwhat'?s new\b|\bnew features?\b|\blaunch(?:es|ed|ing)?\b|\bwebinar\b|\bpricing\b|\bchangelog\b|출시|신규 기능`)
-	titleGuide       = normalize.MustPattern(`(?i)^(?:examples?|samples?)\b|\btemplates?\b|\bhow to\b|\bbest practices?\b|\bguide\b|\bchecklist\b|\btutorial\b|\bplaybook\b|\brunbook\b|\bexamples? of\b|\bwriting (?:a |good |better |effective )?post-?mortems?\b|\bpost-?mortem (?:culture|process|meetings?|docs?|documents?)\b|\bblameless\b|\bawesome\b|\bcollection of\b|\blist of\b|작성법|가이드|템플릿|작성(?:하는 ?법|할 때|하기|방법|요령)|書き方|テンプレート|作成方法|作り方`)
+	titleGuide       = normalize.MustPattern(`(?i)^(?:examples?|samples?)\b|\btemplates?\b|\bhow to\b|\bbest practices?\b|\bguide\b|\bchecklist\b|\btutorial\b|\bplaybook\b|\brunbook\b|\bexamples? of\b|\bwriting (?:a |good |better |effective )?post-?mortems?\b|\bpost-?mortem (?:culture|process|meetings?|docs?|documents?)\b|\bblameless\b|\bawesome\b|\bcollection of\b|\blist of\b|\bcase stud(?:y|ies)\b|작성법|가이드|템플릿|작성(?:하는 ?법|할 때|하기|방법|요령)|書き方|テンプレート|作成方法|作り方`)
 	issueTrackerPath = normalize.MustPattern(`/(?:-/)?issues/\d+(?:/|$)`)
 	titleList        = normalize.MustPattern(`(?i)\b(?:incident|status) history\b|^(?:(?:previous|past|recent|all|resolved|earlier)\s+)?(?:incidents|post-?mortems|outages|incident reports)$|\barchives?\b|^tag:|^category:|^posts? tagged\b|^tagged\b|\bpage \d+\b|\ball posts\b`)
 	titleDigest      = normalize.MustPattern(`(?i)\b(?:digest|newsletter|round-?up|this week in|weekly (?:links|reading|review))\b|\bissue (?:no\.? ?)?#?\d+\b`)
@@ -345,6 +345,9 @@ var verdictRules = []verdictRule{
 		if v.url != nil && demoPathRe.MatchString(v.url.Path) || demoTitleRe.MatchString(v.title) {
 			return -6, "a product demo"
 		}
+		if v.url != nil && exampleSlugRe.MatchString(v.url.Path) {
+			return -3, "the address calls the page an example or a template"
+		}
 		return 0, ""
 	}},
 	{"exercise", "", func(v *verdictInput) (float64, string) {
@@ -472,6 +475,9 @@ var (
 	trackerTitleRe = regexp.MustCompile(`^(\S+(?: \S+)?) (?:outage|incident|downtime|is down|status)\b`)
 	// demoPathRe and demoTitleRe are a product demo's address and title.
 	demoPathRe  = regexp.MustCompile(`(?i)(?:^|/)(?:demo|demos|sandbox|playground|showcase|templates?|samples?|examples?)(?:/|$)`)
+	// exampleSlugRe is a word of an address's slug that calls the page an
+	// example ("/downloads/sla-example-uptime-violation.html").
+	exampleSlugRe = regexp.MustCompile(`(?i)[/_-](?:examples?|samples?|templates?)(?:[-_.]|$)`)
 	demoTitleRe = regexp.MustCompile(`(?i)^(?:demo\b|\S+(?: \S+)? demo$)`)
 	// statusSiteRe is a site name that says it is a status site.
 	statusSiteRe = regexp.MustCompile(`(?i)\bstatus(?: page| site)?$`)
