@@ -354,7 +354,7 @@ var verdictRules = []verdictRule{
 		// Teaching material: an exercise, quiz or lesson built around a
 		// made-up incident ("Incident scenario: …", "Which version is
 		// written best?", "Option B is the model answer").
-		n := countLines(v.text, exerciseLineRe)
+		n := countKeyedLines(v.lower, exerciseKeys, exerciseLineRe)
 		if n >= 2 || n >= 1 && v.url != nil && exercisePathRe.MatchString(v.url.Path) {
 			return -5, strconv.Itoa(n) + " lines of an exercise or quiz (scenario, options, model answer): teaching material"
 		}
@@ -365,13 +365,13 @@ var verdictRules = []verdictRule{
 		// write one: its blanks ("[incident_summary]", "{{ service }}",
 		// "[Date]") or the prompt's own words ("Act as a site
 		// reliability engineer").
-		if m := templateBlankRe.FindString(v.text); m != "" {
+		if m := blankIn(v.text); m != "" {
 			return -4, "a blank to fill in (" + strconv.Quote(m) + "): a template or a prompt, not an account"
 		}
-		if n := countLines(v.text, promptLineRe); n >= 1 {
+		if n := countKeyedLines(v.lower, promptKeys, promptLineRe); n >= 1 {
 			return -3, "a prompt that asks for a postmortem to be written"
 		}
-		if m := templateHeadingRe.FindString(v.text); m != "" {
+		if m := keyedFind(v.lower, templateKeys, templateHeadingRe); m != "" {
 			return -3, "a heading that offers a template or an example (" + strconv.Quote(strings.TrimSpace(m)) + ")"
 		}
 		return 0, ""
@@ -405,7 +405,7 @@ var verdictRules = []verdictRule{
 		// "Below is an email our company was sent explaining the
 		// outages": a vendor's notice the publisher received, not its
 		// own account.
-		if m := receivedMessageRe.FindString(v.text); m != "" {
+		if m := keyedFind(v.lower, messageKeys, receivedMessageRe); m != "" {
 			return -4, "a message the publisher received from someone else (" + strconv.Quote(m) + ")"
 		}
 		return 0, ""
@@ -671,9 +671,49 @@ var (
 	sampleWords    = []string{"example", "sample", "fictional", "hypothetical", "made-up", "mock", "illustration", "fictitious", "dummy", "placeholder", "ダミー", "テストのインシデント"}
 )
 
-// anyLine reports whether re matches a line of text (lower-cased) that
-// holds one of the key words.
-func anyLine(text string, keys []string, re *normalize.Pattern) bool {
+// The key words a line must hold before the rules' expressions read it.
+var (
+	exerciseKeys = []string{"scenario", "exercise", "question", "quiz", "answer", "option", "which"}
+	promptKeys   = []string{"act as", "you are", "pretend"}
+	templateKeys = []string{"template", "example", "sample"}
+	messageKeys  = []string{"mail", "message", "letter", "notice"}
+)
+
+// blankIn returns the first blank of a template in text, or "".
+func blankIn(text string) string {
+	if !strings.Contains(text, "[") && !strings.Contains(text, "{{") {
+		return ""
+	}
+	return templateBlankRe.FindString(text)
+}
+
+// countKeyedLines counts the lines of text that hold one of keys and that
+// re matches.
+func countKeyedLines(text string, keys []string, re *regexp.Regexp) int {
+	n := 0
+	forKeyedLines(text, keys, func(line string) bool {
+		if re.MatchString(line) {
+			n++
+		}
+		return true
+	})
+	return n
+}
+
+// keyedFind returns re's first match in a line of text that holds one of
+// keys, or "".
+func keyedFind(text string, keys []string, re *regexp.Regexp) string {
+	m := ""
+	forKeyedLines(text, keys, func(line string) bool {
+		m = re.FindString(line)
+		return m == ""
+	})
+	return m
+}
+
+// forKeyedLines calls f with each line of text that holds one of keys,
+// while f returns true.
+func forKeyedLines(text string, keys []string, f func(string) bool) {
 	for len(text) > 0 {
 		line := text
 		if i := strings.IndexByte(text, '\n'); i >= 0 {
@@ -683,14 +723,24 @@ func anyLine(text string, keys []string, re *normalize.Pattern) bool {
 		}
 		for _, k := range keys {
 			if strings.Contains(line, k) {
-				if re.MatchString(line) {
-					return true
+				if !f(line) {
+					return
 				}
 				break
 			}
 		}
 	}
-	return false
+}
+
+// anyLine reports whether re matches a line of text (lower-cased) that
+// holds one of the key words.
+func anyLine(text string, keys []string, re *normalize.Pattern) bool {
+	found := false
+	forKeyedLines(text, keys, func(line string) bool {
+		found = re.MatchString(line)
+		return !found
+	})
+	return found
 }
 
 // eventDays counts the distinct UTC days of the events, the days from the
