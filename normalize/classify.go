@@ -653,15 +653,36 @@ func (d *dictionary) searches(sents []classSentence, weights []map[casefile.Sect
 // broken part once).
 var lonely = map[string]bool{ListComponents: true, ListDomains: true}
 
+// classAcc accumulates one slug's score over a document.
+type classAcc struct {
+	hit               Hit
+	specific, generic float64
+	best              float64
+	order             int
+}
+
+// loneHit returns the strongest slug that was named at least once in a
+// section that counts (score 1), for a list none of whose terms was named
+// enough: a short notice names its part once.
+func loneHit(scores map[string]*classAcc) (Hit, bool) {
+	var lone *classAcc
+	for _, a := range scores {
+		if a.specific+a.generic >= 1 && (lone == nil || a.specific+a.generic > lone.specific+lone.generic || a.specific+a.generic == lone.specific+lone.generic && a.order < lone.order) {
+			lone = a
+		}
+	}
+	if lone == nil {
+		return Hit{}, false
+	}
+	h := lone.hit
+	h.Score = lone.specific + lone.generic
+	h.Rule += ": " + strings.TrimSpace(h.Term) + " (score " + formatScore(h.Score) + ", the only part the page names)"
+	return h, true
+}
+
 // classifyList scores one list's terms over the sentences.
 func classifyList(v *Vocabulary, list string, terms []classTerm, searches [][]termSearch, sents []classSentence, weights map[casefile.SectionKind]float64, ctx classContext) []Hit {
-	type acc struct {
-		hit               Hit
-		specific, generic float64
-		best              float64
-		order             int
-	}
-	scores := map[string]*acc{}
+	scores := map[string]*classAcc{}
 	for ti, t := range terms {
 		for _, ts := range searches[ti] {
 			s := sents[ts.sentence]
@@ -691,7 +712,7 @@ func classifyList(v *Vocabulary, list string, terms []classTerm, searches [][]te
 				}
 				a := scores[slug]
 				if a == nil {
-					a = &acc{order: ti}
+					a = &classAcc{order: ti}
 					scores[slug] = a
 				}
 				if t.generic {
@@ -708,15 +729,6 @@ func classifyList(v *Vocabulary, list string, terms []classTerm, searches [][]te
 	}
 	var out []Hit
 	order := map[string]int{}
-	// With no term strong enough, the strongest that was named once in a
-	// section that counts (a short notice names its part once) stands alone.
-	var lone *acc
-	loneSlug := ""
-	for slug, a := range scores {
-		if a.specific+a.generic >= 1 && (lone == nil || a.specific+a.generic > lone.specific+lone.generic || a.specific+a.generic == lone.specific+lone.generic && a.order < lone.order) {
-			lone, loneSlug = a, slug
-		}
-	}
 	for slug, a := range scores {
 		if a.specific < 1 && a.generic < 2 && a.specific+a.generic < 2 {
 			continue
@@ -727,12 +739,10 @@ func classifyList(v *Vocabulary, list string, terms []classTerm, searches [][]te
 		out = append(out, h)
 		order[slug] = a.order
 	}
-	if len(out) == 0 && lone != nil && lonely[list] {
-		h := lone.hit
-		h.Score = lone.specific + lone.generic
-		h.Rule += ": " + strings.TrimSpace(h.Term) + " (score " + formatScore(h.Score) + ", the only part the page names)"
-		out = append(out, h)
-		order[loneSlug] = lone.order
+	if len(out) == 0 && lonely[list] {
+		if h, ok := loneHit(scores); ok {
+			out = append(out, h)
+		}
 	}
 	slices.SortFunc(out, func(a, b Hit) int {
 		if c := cmp.Compare(b.Score, a.Score); c != 0 {

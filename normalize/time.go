@@ -1103,18 +1103,8 @@ func (p *stampParser) clock(i int) (tsClock, int, bool) {
 // [S초]] or H시 반, or an hour with AM/PM ("9am", "5 PM").
 func (p *stampParser) clockBare(i int) (tsClock, int, bool) {
 	v, n, e := p.digits(i)
-	if n == 4 && v/100 < 24 && v%100 < 60 && tsUpper(p.at(e)) {
-		// "1156PST": hours and minutes glued to a zone abbreviation.
-		if w, we := p.word(e); !tsAlnum(p.at(we)) && w != "Z" && tzAbbrevs[w] != (tzAbbrev{}) || w == "UTC" || w == "GMT" {
-			return tsClock{h: v / 100, m: v % 100}, e, true
-		}
-	}
-	if (n == 3 || n == 4) && v/100 < 24 && v%100 < 60 && p.at(e) == ' ' && tsUpper(p.at(e+1)) {
-		// "at 600 EDT", "930 EDT": hours and minutes without a colon,
-		// then a zone abbreviation.
-		if w, we := p.word(e + 1); !tsAlnum(p.at(we)) && w != "Z" && tzAbbrevs[w] != (tzAbbrev{}) || w == "UTC" || w == "GMT" {
-			return tsClock{h: v / 100, m: v % 100}, e, true
-		}
+	if c, ok := p.clockWithoutColon(v, n, e); ok {
+		return c, e, true
 	}
 	if n < 1 || n > 2 {
 		return tsClock{}, i, false
@@ -1145,6 +1135,27 @@ func (p *stampParser) clockBare(i int) (tsClock, int, bool) {
 		}
 	}
 	return tsClock{}, i, false
+}
+
+// clockWithoutColon reads hours and minutes written without a colon, v of
+// n digits ending at e, when a zone abbreviation follows: glued ("1156PST")
+// or after a space ("at 600 EDT", "930 EDT").
+func (p *stampParser) clockWithoutColon(v, n, e int) (tsClock, bool) {
+	if v/100 >= 24 || v%100 >= 60 {
+		return tsClock{}, false
+	}
+	z := e
+	switch {
+	case n == 4 && tsUpper(p.at(e)):
+	case (n == 3 || n == 4) && p.at(e) == ' ' && tsUpper(p.at(e+1)):
+		z = e + 1
+	default:
+		return tsClock{}, false
+	}
+	if w, we := p.word(z); !tsAlnum(p.at(we)) && w != "Z" && tzAbbrevs[w] != (tzAbbrev{}) || w == "UTC" || w == "GMT" {
+		return tsClock{h: v / 100, m: v % 100}, true
+	}
+	return tsClock{}, false
 }
 
 // clockColon reads the rest of H:MM[:SS[.fff]] [AM/PM] after the hour c.h,
