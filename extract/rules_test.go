@@ -898,7 +898,7 @@ func TestABackdatedUpdateDatesItsBareClocksByItsOwnText(t *testing.T) {
 	}
 }
 
-func TestAPostWithReadMoreCardsIsNoListPage(t *testing.T) {
+func TestListPages(t *testing.T) {
 	card := func(n string) string {
 		return `<article class="gh-card post"><a class="gh-card-link" href="/blog/post-` + n + `/"><h3 class="gh-card-title">Post-mortem ` + n + `</h3><time datetime="2025-04-14">Apr 14, 2025</time></a></article>`
 	}
@@ -909,45 +909,23 @@ func TestAPostWithReadMoreCardsIsNoListPage(t *testing.T) {
 <p>On 24 June 2025, from approximately 14:06 UTC to around 22:00 UTC, some of the sites we host were down after an update.</p>
 <p>The cluster could not schedule the updated pods because no server had resources left, and the provider's API refused new servers.</p>
 <p>We moved the sites to new nodes by hand and everything was back at 22:00 UTC. We will keep spare capacity from now on.</p></section></article>`
-	tests := []struct {
-		name, body string
-		list       bool
-	}{
-		{"one story and three cards", story + card("1") + card("2") + card("3"), false},
-		{"four excerpts", excerpt("1") + excerpt("2") + excerpt("3") + excerpt("4"), true},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			d, err := Page(context.Background(), casefile.Page{URL: "https://www.example.co/blog/post-mortem-june/", ContentType: "text/html", Body: []byte("<html><body><main>" + tt.body + "</main></body></html>")})
-			if err != nil {
-				t.Fatal(err)
-			}
-			list := false
-			for _, why := range d.Postmortem.Reasons {
-				list = list || strings.Contains(why, "a list page")
-			}
-			if list != tt.list {
-				t.Errorf("read as a list page: %v, want %v; reasons %q", list, tt.list, d.Postmortem.Reasons)
-			}
-		})
-	}
-}
-
-func TestATagArchiveHoldingOnePostIsThatPost(t *testing.T) {
 	entry := func(n string) string {
 		return `<div class="post"><h2 class="entry-title"><a href="https://blog.example.no/2013/04/23/report-` + n + `/">Incident report ` + n + `</a></h2><div class="entry-content"><p>A core router failed and traffic was dropped from 00:20 UTC.</p></div></div>`
 	}
 	head := `<h1 id="blog-title"><a href="https://blog.example.no/">Example blog</a></h1><h2 class="page-title">Tag archive: incident</h2>`
+	const post, tag = "https://www.example.co/blog/post-mortem-june/", "https://blog.example.no/tag/incident/"
 	tests := []struct {
-		name, body string
-		list       bool
+		name, url, body string
+		list            bool
 	}{
-		{"one post", head + entry("1"), false},
-		{"three posts", head + entry("1") + entry("2") + entry("3"), true},
+		{"a post followed by three read-more cards", post, story + card("1") + card("2") + card("3"), false},
+		{"four excerpts", post, excerpt("1") + excerpt("2") + excerpt("3") + excerpt("4"), true},
+		{"a tag archive holding one post is that post", tag, head + entry("1"), false},
+		{"a tag archive holding three posts", tag, head + entry("1") + entry("2") + entry("3"), true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			d, err := Page(context.Background(), casefile.Page{URL: "https://blog.example.no/tag/incident/", ContentType: "text/html", Body: []byte("<html><body>" + tt.body + "</body></html>")})
+			d, err := Page(context.Background(), casefile.Page{URL: tt.url, ContentType: "text/html", Body: []byte("<html><body><main>" + tt.body + "</main></body></html>")})
 			if err != nil {
 				t.Fatal(err)
 			}
