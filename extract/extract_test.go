@@ -402,6 +402,8 @@ func TestVerdictRulesByID(t *testing.T) {
 			nil, []string{"demo"}},
 		{"a case study title", evidence{title: "SLA Violation Case Study: Uptime Miss", text: long},
 			[]string{"guide"}, nil},
+		{"a link aggregator's discussion of another site's report", evidence{url: u("https://news.ycombinator.com/item?id=18272928"), title: "GitHub: October 21 Incident Report", text: long},
+			[]string{"aggregator"}, nil},
 		{"a third-person retelling of another company's outage", evidence{url: u("https://bytes.substack.com/p/fk"), site: "Byte Notes", title: "When a foreign key crashed Heroku", text: "Heroku had an outage lasting several hours on June 8, 2023.\n" + long},
 			[]string{"retelling"}, nil},
 		{"the publisher's own outage told in the third person", evidence{url: u("https://status.acme.io/incidents/1"), site: "Acme", title: "Outage", text: "Acme had an outage lasting several hours.\n" + long},

@@ -350,6 +350,15 @@ var verdictRules = []verdictRule{
 		}
 		return 0, ""
 	}},
+	{"aggregator", "", func(v *verdictInput) (float64, string) {
+		// A link aggregator's item: people discussing a report that lives
+		// elsewhere ("GitHub: October 21 Incident Report (blog.github.com)
+		// 275 points").
+		if v.url != nil && slices.Contains(aggregatorHosts, strings.ToLower(v.url.Hostname())) {
+			return -5, "a link aggregator's discussion of a report published elsewhere"
+		}
+		return 0, ""
+	}},
 	{"exercise", "", func(v *verdictInput) (float64, string) {
 		// Teaching material: an exercise, quiz or lesson built around a
 		// made-up incident ("Incident scenario: …", "Which version is
@@ -474,11 +483,11 @@ var (
 	// trackerTitleRe is a title that opens with an organisation's outage.
 	trackerTitleRe = regexp.MustCompile(`^(\S+(?: \S+)?) (?:outage|incident|downtime|is down|status)\b`)
 	// demoPathRe and demoTitleRe are a product demo's address and title.
-	demoPathRe  = regexp.MustCompile(`(?i)(?:^|/)(?:demo|demos|sandbox|playground|showcase|templates?|samples?|examples?)(?:/|$)`)
+	demoPathRe = regexp.MustCompile(`(?i)(?:^|/)(?:demo|demos|sandbox|playground|showcase|templates?|samples?|examples?)(?:/|$)`)
 	// exampleSlugRe is a word of an address's slug that calls the page an
 	// example ("/downloads/sla-example-uptime-violation.html").
 	exampleSlugRe = regexp.MustCompile(`(?i)[/_-](?:examples?|samples?|templates?)(?:[-_.]|$)`)
-	demoTitleRe = regexp.MustCompile(`(?i)^(?:demo\b|\S+(?: \S+)? demo$)`)
+	demoTitleRe   = regexp.MustCompile(`(?i)^(?:demo\b|\S+(?: \S+)? demo$)`)
 	// statusSiteRe is a site name that says it is a status site.
 	statusSiteRe = regexp.MustCompile(`(?i)\bstatus(?: page| site)?$`)
 
@@ -670,6 +679,10 @@ var (
 	recoveryWords  = []string{"restor", "recover", "resolv", "mitigat", "fixed", "back ", "again", "normal", "roll", "revert", "복구", "정상화", "해결", "復旧", "回復", "解消"}
 	sampleWords    = []string{"example", "sample", "fictional", "hypothetical", "made-up", "mock", "illustration", "fictitious", "dummy", "placeholder", "ダミー", "テストのインシデント"}
 )
+
+// aggregatorHosts are link aggregators whose pages discuss what others
+// published.
+var aggregatorHosts = []string{"news.ycombinator.com", "lobste.rs", "slashdot.org", "tildes.net"}
 
 // The key words a line must hold before the rules' expressions read it.
 var (

@@ -1023,6 +1023,9 @@ func (p *stampParser) dateDayFirst(v, e int) (tsDate, int, bool) {
 	j := p.ordinal(e)
 	k := p.ws(j, false)
 	if k == j {
+		if j == e && p.at(j) == '-' && tsLetter(p.at(j+1)) {
+			return p.dateHyphened(v, e)
+		}
 		return tsDate{}, e, false
 	}
 	if oe, ok := p.wordIs(k, "of"); ok && j > e {
@@ -1044,6 +1047,21 @@ func (p *stampParser) dateDayFirst(v, e int) (tsDate, int, bool) {
 		return tsDate{}, e, false
 	}
 	return dt, end, true
+}
+
+// dateHyphened reads the rest of "10-December-2021" or "10-Dec-2021"
+// after the day v, from the hyphen at e.
+func (p *stampParser) dateHyphened(v, e int) (tsDate, int, bool) {
+	w, we := p.word(e + 1)
+	mo := tsMonth(w)
+	if mo == 0 || p.at(we) != '-' {
+		return tsDate{}, e, false
+	}
+	y, yn, ye := p.digits(we + 1)
+	if yn != 4 || tsAlnum(p.at(ye)) || !tsValidDate(y, mo, v) {
+		return tsDate{}, e, false
+	}
+	return tsDate{y: y, m: mo, d: v, yearWritten: true}, ye, true
 }
 
 // ordinal skips an English ordinal suffix (st, nd, rd, th) at e.

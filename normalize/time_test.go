@@ -77,6 +77,8 @@ func TestScanTimesReadsWrittenDatesClocksAndZones(t *testing.T) {
 		{"a count before a word is no clock", "we saw 500 errors in 2014", nil},
 		{"Central Africa Time is two hours ahead", "Nov 12, 2018 - 08:29 CAT",
 			[]tsGot{tsW("Nov 12, 2018 - 08:29 CAT", "2018-11-12T06:29:00Z", "CAT")}},
+		{"a day, a month and a year joined by hyphens", "Start: 10-December-2021 14:33 UTC",
+			[]tsGot{tsW("10-December-2021 14:33 UTC", "2021-12-10T14:33:00Z", "UTC")}},
 		{"a UTC stamp is taken as is", "2021-03-25 15:30 UTC",
 			[]tsGot{tsW("2021-03-25 15:30 UTC", "2021-03-25T15:30:00Z", "UTC")}},
 		{"the hours' unit glued to a clock", "on 2021-03-25 at 15:30hrs UTC we lost two servers",

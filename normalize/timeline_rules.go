@@ -187,9 +187,9 @@ var detectedRules = []tlRule{
 // time: 14:05 UTC", "장애 발생 일시:").
 var (
 	startFieldRe = MustPattern(`(?i)^(?:障害)?発生(?:日時|時刻|日)$|^(?:장애 ?)?발생 ?(?:일시|시각|시간)$|^(?:incident |outage |impact )?start(?:ed)?(?: time| at)?$`)
-	endFieldRe   = MustPattern(`(?i)^(?:障害)?復旧(?:日時|時刻|日)$|^(?:장애 ?)?(?:복구|종료) ?(?:일시|시각|시간)$|^(?:incident |outage |impact )?(?:end(?:ed)?|resolved|recovered)(?: time| at)?$|^recovery time$`)
+	endFieldRe   = MustPattern(`(?i)^(?:障害)?復旧(?:日時|時刻|日)$|^(?:장애 ?)?(?:복구|종료) ?(?:일시|시각|시간)$|^(?:incident |outage |impact )?(?:end(?:ed)?|resolved|recovered|clear(?:ed)?)(?: time| at)?$|^recovery time$`)
 	startLabelRe = MustPattern(`(?i)(?:^|[\s(])(?:(?:incident |outage |impact )?start(?:ed)?(?: time| date(?:/time)?)?|(?:障害)?発生(?:日時|時刻)|(?:장애 ?)?발생 ?(?:일시|시각))\s*[:：]\s*$`)
-	endLabelRe   = MustPattern(`(?i)(?:^|[\s(])(?:(?:incident |outage |impact )?(?:end(?:ed)?|resolved|recovered)(?: time| date(?:/time)?)?|(?:障害)?復旧(?:日時|時刻)|(?:장애 ?)?(?:복구|종료) ?(?:일시|시각))\s*[:：]\s*$`)
+	endLabelRe   = MustPattern(`(?i)(?:^|[\s(])(?:(?:incident |outage |impact )?(?:end(?:ed)?|resolved|recovered|clear(?:ed)?)(?: time| date(?:/time)?)?|(?:障害)?復旧(?:日時|時刻)|(?:장애 ?)?(?:복구|종료) ?(?:일시|시각))\s*[:：]\s*$`)
 )
 
 // namesField reports whether an event's heading or the label right before

@@ -375,6 +375,17 @@ func TestTimelineRuleIDs(t *testing.T) {
 			want: ids{RuleStartField, RuleDetectedNone, RuleResolvedField, RuleResolvedAfterComputed},
 		},
 		{
+			name: "an Incident Clear label ends it",
+			events: func(t *testing.T) []casefile.Event {
+				return []casefile.Event{
+					ev(t, "2020-08-30T10:04:00Z", "August 30, 2020 10:04 GMT", "Incident Start: August 30, 2020 10:04 GMT", sum),
+					ev(t, "2020-08-30T14:14:00Z", "14:14 GMT", "At 14:14 GMT the provider rolled out a config change.", sum),
+					ev(t, "2020-08-30T15:10:00Z", "August 30, 2020 15:10 GMT", "Incident Clear: August 30, 2020 15:10 GMT", sum),
+				}
+			},
+			want: ids{RuleStartExplicit, RuleDetectedNone, RuleResolvedField, RuleResolvedAfterComputed},
+		},
+		{
 			name: "monitoring that picked something up is a detection",
 			events: func(t *testing.T) []casefile.Event {
 				return []casefile.Event{
