@@ -1170,7 +1170,7 @@ func (p *stampParser) clockWithoutColon(v, n, e int) (tsClock, bool) {
 	default:
 		return tsClock{}, false
 	}
-	if w, we := p.word(z); !tsAlnum(p.at(we)) && w != "Z" && tzAbbrevs[w] != (tzAbbrev{}) || w == "UTC" || w == "GMT" {
+	if w, we := p.word(z); !tsAlnum(p.at(we)) && (w != "Z" && tzAbbrevs[w] != (tzAbbrev{}) || w == "UTC" || w == "GMT") {
 		return tsClock{h: v / 100, m: v % 100}, true
 	}
 	return tsClock{}, false
