@@ -64,11 +64,18 @@ func waitFor(cond string) chromedp.Action[chromedp.Void] {
 
 func textOf(t *testing.T, ctx context.Context, sel string) string {
 	t.Helper()
-	s, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(sel)))
-	if err != nil {
-		t.Fatalf("text of %s: %v", sel, err)
+	var err error
+	for range 3 {
+		var s string
+		if s, err = chromedp.Run(ctx, chromedp.Text(chromedp.CSS(sel))); err == nil {
+			return s
+		}
+		// A node found and then replaced by the page's own script
+		// ("No node with given id found") is read again.
+		time.Sleep(200 * time.Millisecond)
 	}
-	return s
+	t.Fatalf("text of %s: %v", sel, err)
+	return ""
 }
 
 func evalBool(t *testing.T, ctx context.Context, expr string) bool {
@@ -245,7 +252,9 @@ func TestReviewInTheBrowser(t *testing.T) {
 	}
 	err = chromedp.Do(ctx,
 		chromedp.Click(chromedp.CSS(`#merge-`+id+` button.merge`)),
-		waitFor(`location.pathname === "/cases/`+id+`"`),
+		// The case's page, loaded: reading #history while the old
+		// document is being replaced finds no node.
+		waitFor(`location.pathname === "/cases/`+id+`" && document.readyState === "complete" && document.getElementById("history") !== null`),
 	)
 	if err != nil {
 		t.Fatalf("merge: %v", err)
