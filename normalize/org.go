@@ -359,6 +359,11 @@ func equalFoldWords(a, b []string) bool {
 func PageOwner(pageURL, siteName string) Owner {
 	host, path := hostAndPath(pageURL)
 	if org, ok := KnownHostOrg(pageURL); ok {
+		if name := CleanSiteName(siteName); name != "" && !strings.EqualFold(name, org) && strings.EqualFold(strings.Split(host, ".")[0], OrgSlug(name)) {
+			// loom.status.atlassian.com named "Loom": a product's own
+			// status page on its parent's host.
+			return Owner{Name: name, Slug: OrgSlug(name), Rule: "the site name " + strconv.Quote(name) + ", which the host " + host + " of " + org + " names first", Source: siteName, Confidence: 0.9}
+		}
 		return Owner{Name: org, Slug: OrgSlug(org), Rule: "known host table: " + host + " is owned by " + org, Source: host, Confidence: 0.95}
 	}
 	mirror := isMirrorHost(host)

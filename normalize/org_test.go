@@ -101,6 +101,7 @@ func TestPageOwner(t *testing.T) {
 		{"a Medium publication without a site name is named by its path", "https://medium.com/ledgerly-engineering/delayed-notifications-1a2b3c", "Medium", "Ledgerly", "ledgerly"},
 		{"a Medium publication named for what it does drops its leading words", "https://medium.com/making-instapaper/instapaper-outage-cause-recovery-3c32a7e9cc5f", "Medium", "Instapaper", "instapaper"},
 		{"a hosted status page names its customer by its subdomain", "https://quickbasestatus.status.page/incident/593477", "", "Quickbase", "quickbase"},
+		{"a product's status page on its parent's host is the product's", "https://loom.status.atlassian.com/incidents/t2nvjx3knbb4", "Loom", "Loom", "loom"},
 		{"a Korean site name leaves the domain to name the owner", "http://tech.moamarket.co.kr/blog/view.php?no=48", "모아마켓 기술블로그", "Moamarket", "moamarket"},
 		{"a GitHub issue is owned by the repository's account", "https://github.com/2i2c-org/infrastructure/issues/766", "GitHub", "2i2c", "2i2c"},
 		{"a GitLab issue likewise", "https://gitlab.com/acme-inc/platform/-/issues/12", "", "Acme", "acme"},
