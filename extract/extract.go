@@ -259,14 +259,6 @@ func documentTitle(pg *page, r reading, site string) string {
 	return cleanTitle(title, site)
 }
 
-// firstN returns the first n bytes of s, or s.
-func firstN(s string, n int) string {
-	if len(s) > n {
-		return s[:n]
-	}
-	return s
-}
-
 // pageEnv is the date and zone the page's times start from: the reader's,
 // the publication date (a bare year or month dates the year only), the
 // zone the page declares or writes, the incident's day (d.StatedDay when
@@ -285,7 +277,8 @@ func pageEnv(pg *page, r reading, d *casefile.Document, texts []string) timeEnv 
 		}
 	}
 	for _, n := range pg.ix.times {
-		if t, err := time.Parse("2006-01-02", firstN(attr(n, "datetime"), 10)); err == nil {
+		day, _, _ := strings.Cut(attr(n, "datetime"), "T")
+		if t, err := time.Parse("2006-01-02", day); err == nil {
 			known = append(known, t)
 		}
 	}

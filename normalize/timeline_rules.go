@@ -518,10 +518,17 @@ var immediateDetectRe = MustPattern(`(?i)\b(?:alerts?|alarms?|alerting|monitorin
 // notToldRe is a sentence that denies or only imagines what it tells.
 var notToldRe = MustPattern(`(?i)\b(?:not|never|no|would|could|should|might)\b|n't\b|n’t\b`)
 
+// immediateWords are the words immediateDetectRe needs, one of them at
+// least ("mmediately" and "nstantly" whatever their first letter's case).
+var immediateWords = []string{"mmediately", "nstantly", "straight away", "right away", "at once", "within seconds", "within a minute", "within a few seconds"}
+
 // immediateDetection gives the start as the detection when the prose says,
 // without a time, that the team knew at once (RuleDetectedImmediate); nil
 // otherwise.
 func immediateDetection(start *tlMoment, prose string) *tlMoment {
+	if !slices.ContainsFunc(immediateWords, func(w string) bool { return strings.Contains(prose, w) }) {
+		return nil // the common case: no sentence to split
+	}
 	for _, line := range strings.Split(prose, "\n") {
 		for _, t := range textSentences(line) {
 			if immediateDetectRe.MatchString(t) && !notToldRe.MatchString(t) {
